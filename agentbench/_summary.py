@@ -1,0 +1,88 @@
+"""What `agentbench run` and `agentbench check` print: progress while working, tables after."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Iterator
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .store import AttemptResult, CellRef
+
+__all__ = ["print_checks", "print_summary", "progress_reporter"]
+
+_STYLE = {"pass": "green", "fail": "red", "error": "yellow", "skip": "dim"}
+
+
+@contextlib.contextmanager
+def progress_reporter(console: Console, total: int | None, *, disabled: bool = False) -> Iterator:
+    if disabled:
+        yield None
+        return
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=False,
+    ) as progress:
+        bar = progress.add_task("run", total=total)
+        running: set[str] = set()
+
+        def report(event: str, cell: CellRef, result: AttemptResult | None) -> None:
+            if event == "start":
+                running.add(cell.key)
+            else:
+                running.discard(cell.key)
+                progress.advance(bar)
+                if result is not None:
+                    verdict = result.verdict or result.outcome
+                    progress.console.print(f"  {cell.key}: {result.outcome} {verdict} ({result.wall_s:.1f}s)",
+                                           highlight=False)
+            progress.update(bar, description=", ".join(sorted(running)) or "run")
+
+        yield report
+
+
+def _fmt_tokens(r: AttemptResult) -> str:
+    s = r.speed
+    return f"{s.prompt_tokens:,}/{s.completion_tokens:,}" if s.requests else "-"
+
+
+def print_summary(console: Console, summary) -> None:
+    console.print(f"run id: [bold]{summary.run_id}[/]  folder: {summary.run_dir}", highlight=False)
+    table = Table("task", "model", "r", "outcome", "verdict", "checks", "failing", "tokens in/out", "tok/s",
+                  "wall s", "cost $")
+    for r in summary.results:
+        decided = [c for c in r.checks if c.status in ("pass", "fail")]
+        passed = sum(c.status == "pass" for c in decided)
+        failing = [c.id for c in r.checks if c.status == "fail"] + [f"{c.id}?" for c in r.checks if c.status == "error"]
+        outcome = r.outcome + (f" ({r.agent.budget_hit})" if r.agent.budget_hit else "")
+        verdict = r.verdict or "-"
+        table.add_row(
+            r.task, r.model, str(r.repeat), outcome, f"[{_STYLE.get(verdict, 'white')}]{verdict}[/]",
+            f"{passed}/{len(decided)}" if r.checks else "-", ", ".join(failing) or "-", _fmt_tokens(r),
+            f"{r.speed.decode_tok_s:.0f}" if r.speed.decode_tok_s else "-", f"{r.wall_s:.1f}", f"{r.cost_usd:.4f}",
+        )
+    console.print(table)
+    for r in summary.results:
+        where = summary.run_dir / r.task / r.model / f"r{r.repeat}"
+        line = f"{r.task}/{r.model}/r{r.repeat}: artefact at {where / 'artefact'}"
+        if r.error:
+            line = f"{r.task}/{r.model}/r{r.repeat}: INFRA ERROR ({r.error.kind}): {r.error.message}"
+        console.print(line, highlight=False)
+    infra = [r for r in summary.results if r.outcome == "infra-error"]
+    if infra:
+        console.print(f"[yellow]{len(infra)} infra error(s): not the model's fault, excluded from pass rates. "
+                      f"Retry with `agentbench run --resume {summary.run_id} --retry infra`.[/]")
+    if summary.skipped:
+        console.print(f"{summary.skipped} cell(s) were already done and kept.")
+
+
+def print_checks(console: Console, report, evidence_dir: Path) -> None:
+    table = Table("check", "status", "detail")
+    for c in report.checks:
+        table.add_row(c.id, f"[{_STYLE[c.status]}]{c.status}[/]", c.detail)
+    console.print(table)
+    console.print(f"verdict: [{_STYLE.get(report.verdict, 'white')}]{report.verdict}[/]  score: {report.score:.2f}  "
+                  f"({report.duration_s:.1f}s)  evidence: {evidence_dir}", highlight=False)

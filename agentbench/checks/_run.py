@@ -1,0 +1,92 @@
+"""Run every check of a task on one artefact and turn the results into a verdict."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import structlog
+
+from ..tasks import Task
+from ._model import CheckResult
+
+__all__ = ["CheckReport", "run_checks", "verdict_of"]
+
+log = structlog.get_logger()
+
+
+class CheckReport:
+    """The checks of one artefact with its verdict: pass only when every check passes."""
+
+    def __init__(self, task: str, checks: list[CheckResult], duration_s: float):
+        self.task = task
+        self.checks = checks
+        self.duration_s = duration_s
+        self.verdict, self.score = verdict_of(checks)
+
+    @property
+    def harness_errors(self) -> list[CheckResult]:
+        return [c for c in self.checks if c.status == "error"]
+
+    def to_json(self) -> dict:
+        return {
+            "task": self.task,
+            "verdict": self.verdict,
+            "score": self.score,
+            "checks": [c.model_dump(mode="json") for c in self.checks],
+            "checklist": [],
+        }
+
+
+def verdict_of(checks: list[CheckResult]) -> tuple[str, float]:
+    """``pass`` only when every check passes (skips aside); score = passed / decided checks.
+
+    A check in ``error`` (the harness could not decide) keeps the verdict from ``pass`` but does
+    not count in the score's denominator: a harness gap is not the model's failure.
+    """
+    decided = [c for c in checks if c.status in ("pass", "fail")]
+    passed = sum(1 for c in decided if c.status == "pass")
+    score = passed / len(decided) if decided else 0.0
+    ok = bool(checks) and all(c.status in ("pass", "skip") for c in checks) and bool(decided)
+    return ("pass" if ok else "fail"), round(score, 4)
+
+
+def _order(task: Task, checks: list[CheckResult]) -> list[CheckResult]:
+    rank = {cid: i for i, cid in enumerate(task.checks)}
+    return sorted(checks, key=lambda c: rank.get(c.id, len(rank)))
+
+
+async def run_checks(task: Task, artefact_dir: Path, attempt_dir: Path, *, sandbox=None) -> CheckReport:
+    """Mechanical check in a sandbox, then the browser probes; evidence goes to attempt_dir/evidence."""
+    from ._syntax import check_syntax  # docker only when checks actually run
+
+    started = time.monotonic()
+    results: list[CheckResult] = []
+    entry = artefact_dir / task.entry
+    try:
+        results.append(await check_syntax(artefact_dir, sandbox, entry=task.entry))
+    except Exception as exc:  # a harness failure is recorded, never aborts the run
+        log.warning("check.syntax.error", error=str(exc))
+        results.append(CheckResult(id="syntax", status="error", detail=f"syntax check could not run: {exc}"))
+    if not entry.is_file():
+        for cid in task.checks:
+            if cid != "syntax":
+                results.append(CheckResult(id=cid, status="fail", detail=f"{task.entry} not found in the artefact"))
+        return CheckReport(task.id, _order(task, results), time.monotonic() - started)
+    try:
+        from .browser import run_browser_checks
+
+        results.extend(
+            await run_browser_checks(task.id, artefact_dir, attempt_dir / "evidence", entry=task.entry)
+        )
+    except Exception as exc:  # noqa: BLE001 - recorded as harness errors, visible as such
+        log.warning("check.browser.error", error=repr(exc))
+        have = {c.id for c in results}
+        for cid in task.checks:
+            if cid not in have:
+                results.append(CheckResult(id=cid, status="error", detail=f"browser harness failed: {exc!r}"))
+    have = {c.id for c in results}
+    for cid in task.checks:
+        if cid not in have:
+            results.append(CheckResult(id=cid, status="error", detail="no probe produced this check"))
+    return CheckReport(task.id, _order(task, results), time.monotonic() - started)

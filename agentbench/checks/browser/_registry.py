@@ -1,0 +1,52 @@
+"""Per-task probe registry: each task's probes are one coroutine registered by task id.
+
+A probe coroutine receives a :class:`ProbeContext` and returns the task's CheckResults
+(``flap-input``, ``game-over`` ... for flappy). It must never raise for a broken artefact:
+a defect is ``fail``, a control it cannot find is ``error`` with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+from .._model import CheckResult
+
+if TYPE_CHECKING:  # the harness module imports playwright; keep the registry light
+    from ._harness import BrowserHarness
+
+__all__ = ["PROBES", "ProbeContext", "ProbeFn", "task_probes"]
+
+
+@dataclass
+class ProbeContext:
+    """What a task's probes get: an open browser, the artefact and where to put evidence."""
+
+    harness: "BrowserHarness"
+    artefact_dir: Path
+    entry: str
+    evidence_dir: Path  # files written here; Evidence.path is relative to evidence_dir.parent
+    # Page errors seen by the probes, collected for the shared `runtime-errors` check.
+    page_errors: list[str] = field(default_factory=list)
+
+    def evidence_path(self, name: str) -> tuple[Path, str]:
+        """(absolute path to write, relative path for Evidence.path) for an evidence file."""
+        self.evidence_dir.mkdir(parents=True, exist_ok=True)
+        return self.evidence_dir / name, f"{self.evidence_dir.name}/{name}"
+
+
+ProbeFn = Callable[[ProbeContext], Awaitable[list[CheckResult]]]
+PROBES: dict[str, ProbeFn] = {}
+
+
+def task_probes(task_id: str) -> Callable[[ProbeFn], ProbeFn]:
+    """Register the probe coroutine for a task id."""
+
+    def register(fn: ProbeFn) -> ProbeFn:
+        if task_id in PROBES:
+            raise ValueError(f"probes for task '{task_id}' registered twice")
+        PROBES[task_id] = fn
+        return fn
+
+    return register

@@ -1,0 +1,203 @@
+"""The agentbench command line: parse, call one function, print."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from ._logging import configure_logging
+from .errors import AgentbenchError
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Which model writes software that actually works.")
+models_app = typer.Typer(help="List and check the configured models.", invoke_without_command=True)
+sandbox_app = typer.Typer(help="Build and inspect the sandbox image.", no_args_is_help=True)
+app.add_typer(models_app, name="models")
+app.add_typer(sandbox_app, name="sandbox")
+
+out = Console()
+err = Console(stderr=True)
+
+
+def _fail(exc: Exception, code: int = 2) -> None:
+    err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+    raise typer.Exit(code)
+
+
+@app.callback()
+def main(verbose: int = typer.Option(0, "--verbose", "-v", count=True, help="More logs (-vv for debug).")) -> None:
+    configure_logging(verbose)
+
+
+@app.command("run")
+def run_cmd(
+    model: str = typer.Option("demo", "--model", "-m", help="Model name(s), comma-separated (see `agentbench models`)."),
+    task: str = typer.Option("flappy", "--task", "-t", help="Task id(s), comma-separated, or 'all'."),
+    repeats: int = typer.Option(1, "--repeats", "-n", min=1, help="Attempts per model and task."),
+    concurrency: int = typer.Option(1, "--concurrency", "-j", min=1, help="Cells run at once."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Max tokens per request."),
+    out_dir: Path = typer.Option(Path("artefacts"), "--out", help="Folder that holds run folders."),
+    resume: Optional[str] = typer.Option(None, "--resume", help="Run id (or folder) to finish."),
+    retry: Optional[str] = typer.Option(None, "--retry", help="With --resume: 'infra' reruns infra errors."),
+    json_out: bool = typer.Option(False, "--json", help="Print the results as JSON instead of a table."),
+) -> None:
+    """Run models on tasks in fresh sandboxes, check the artefacts, store everything."""
+    from ._summary import print_summary, progress_reporter
+    from .config import ModelConfig, load_models, resolve_api_key, resolve_model
+    from .runner import RunOptions, run
+    from .store import load_manifest
+    from .tasks import resolve_tasks
+
+    try:
+        if retry not in (None, "infra"):
+            raise AgentbenchError(f"--retry accepts only 'infra', not '{retry}'.")
+        if resume:
+            from .runner import _resolve_run_dir
+
+            manifest = load_manifest(_resolve_run_dir(out_dir, resume))
+            models = [ModelConfig.model_validate(m) for m in manifest.models.values()]
+            tasks = resolve_tasks(",".join(manifest.tasks))
+            max_tokens = max_tokens or manifest.max_tokens
+        else:
+            known = load_models()
+            models = [resolve_model(n.strip(), known) for n in model.split(",") if n.strip()]
+            if not models:
+                raise AgentbenchError("No model given. Try --model demo.")
+            tasks = resolve_tasks(task)
+        for m in models:  # fail before spending anything when a key is missing
+            resolve_api_key(m)
+        options = RunOptions(out_dir=out_dir, repeats=repeats, concurrency=concurrency, max_tokens=max_tokens,
+                             resume=resume, retry_infra=retry == "infra")
+        total = len(models) * len(tasks) * (repeats if not resume else 1)
+        with progress_reporter(err, total if not resume else None, disabled=json_out) as progress:
+            summary = asyncio.run(run(models, tasks, options, progress=progress))
+    except KeyboardInterrupt:
+        err.print("[yellow]Interrupted.[/] Finish it later with `agentbench run --resume RUN_ID`.")
+        raise typer.Exit(130)
+    except AgentbenchError as exc:
+        _fail(exc)
+    if json_out:
+        typer.echo(json.dumps({"run_id": summary.run_id, "run_dir": str(summary.run_dir),
+                               "results": [r.model_dump(mode="json") for r in summary.results]}, indent=2))
+    else:
+        print_summary(out, summary)
+
+
+@app.command("check")
+def check_cmd(
+    path: Path = typer.Argument(..., help="Artefact folder (with index.html) or the HTML file."),
+    task: str = typer.Option(..., "--task", "-t", help="Task id the artefact was built for."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    evidence: Optional[Path] = typer.Option(None, "--evidence", help="Folder for evidence files (default: a temp folder)."),
+) -> None:
+    """Score an existing artefact without any agent. Exit 0 pass, 1 fail, 2 could not check."""
+    import shutil
+    import tempfile
+
+    from ._summary import print_checks
+    from .checks._run import run_checks
+    from .tasks import load_task
+
+    try:
+        t = load_task(task)
+        if not path.exists():
+            raise AgentbenchError(f"{path}: no such file or folder.")
+        work = Path(tempfile.mkdtemp(prefix="agentbench-check-"))
+        if path.is_file():
+            (work / "artefact").mkdir()
+            shutil.copy(path, work / "artefact" / t.entry)
+        else:
+            shutil.copytree(path, work / "artefact")
+        attempt = evidence or work
+        report = asyncio.run(run_checks(t, work / "artefact", attempt))
+    except AgentbenchError as exc:
+        _fail(exc)
+    if json_out:
+        typer.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        print_checks(out, report, attempt / "evidence")
+    if report.checks and all(c.status == "error" for c in report.checks):
+        raise typer.Exit(2)
+    raise typer.Exit(0 if report.verdict == "pass" else 1)
+
+
+@models_app.callback()
+def models_list(ctx: typer.Context) -> None:
+    """List the models: built-in demos and those in models.toml."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from rich.table import Table
+
+    from .config import find_models_file, load_models
+
+    try:
+        models = load_models()
+    except AgentbenchError as exc:
+        _fail(exc)
+    table = Table("name", "model", "base_url", "key variable", "thinking", "max conc.")
+    for m in models.values():
+        table.add_row(m.name, m.model, "(built-in replay)" if m.demo else m.base_url, m.api_key_env or "-",
+                      m.thinking or "-", str(m.max_concurrency))
+    out.print(table)
+    where = find_models_file()
+    out.print(f"models.toml: {where}" if where else "No models.toml found (copy models.example.toml to ./models.toml).")
+
+
+@models_app.command("check")
+def models_check(name: str = typer.Argument(..., help="Model name from models.toml.")) -> None:
+    """Preflight an endpoint: reachable, model listed, tool call, streaming, thinking setting."""
+    from .config import resolve_api_key, resolve_model
+    from .models import ChatClient
+    from .models._preflight import preflight
+
+    async def go():
+        m = resolve_model(name)
+        if m.demo:
+            from .models import DemoServer
+            from .tasks import list_tasks, load_task
+
+            with DemoServer({t: load_task(t).prompt for t in list_tasks()}) as demo:
+                async with ChatClient(m, base_url=demo.base_url) as client:
+                    return await preflight(client)
+        async with ChatClient(m, api_key=resolve_api_key(m)) as client:
+            return await preflight(client)
+
+    try:
+        items = asyncio.run(go())
+    except AgentbenchError as exc:
+        _fail(exc)
+    for item in items:
+        mark = "[green]ok[/]" if item.ok else "[red]FAIL[/]"
+        out.print(f"{mark} {item.name}: {item.detail}", highlight=False)
+    raise typer.Exit(0 if all(i.ok for i in items) else 1)
+
+
+@sandbox_app.command("build")
+def sandbox_build() -> None:
+    """Build the sandbox image (bootstrapping a Debian base when no registry can be reached)."""
+    from .sandbox import build_image
+
+    try:
+        tag = build_image(log=lambda msg: err.print(msg, highlight=False))
+    except AgentbenchError as exc:
+        _fail(exc)
+    out.print(f"built {tag}")
+
+
+@app.command("tasks")
+def tasks_cmd() -> None:
+    """List the tasks."""
+    from .tasks import list_tasks, load_task
+
+    for tid in list_tasks():
+        t = load_task(tid)
+        out.print(f"{tid:10} {t.title:18} checks: {', '.join(t.checks)}", highlight=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

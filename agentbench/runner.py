@@ -1,0 +1,253 @@
+"""Plan a run (models x tasks x repeats), run each cell in a fresh sandbox, check and store it.
+
+A failure inside one cell is recorded as that cell's outcome and never aborts the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import structlog
+
+from . import __version__
+from .config import ModelConfig, resolve_api_key
+from .errors import AgentbenchError, ModelError, ModelHTTPError, SandboxError, StoreError
+from .store import (
+    AgentSummary,
+    AttemptResult,
+    CellRef,
+    InfraError,
+    RunManifest,
+    SpeedStats,
+    attempt_dir,
+    load_manifest,
+    load_result,
+    new_run_id,
+    utcnow,
+    write_json,
+)
+from .tasks import Task
+
+__all__ = ["RunOptions", "RunSummary", "run"]
+
+log = structlog.get_logger()
+
+
+@dataclass
+class RunOptions:
+    out_dir: Path
+    repeats: int = 1
+    concurrency: int = 1
+    max_tokens: int | None = None  # per request; overrides the model config
+    resume: str | None = None  # run id or folder to resume
+    retry_infra: bool = False
+    run_id: str | None = None
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    run_dir: Path
+    results: list[AttemptResult] = field(default_factory=list)
+    skipped: int = 0  # cells already done (resume)
+
+
+ProgressFn = Callable[[str, CellRef, AttemptResult | None], None]
+
+
+def _speed(outcome_requests: list[Any], usage: Any) -> SpeedStats:
+    stats = SpeedStats(requests=len(outcome_requests))
+    if usage is not None:
+        stats.prompt_tokens = usage.prompt_tokens
+        stats.completion_tokens = usage.completion_tokens
+        stats.reasoning_tokens = usage.reasoning_tokens
+    stats.model_wall_s = round(sum(r.wall_s for r in outcome_requests), 3)
+    ttfts = [r.ttft_s for r in outcome_requests if r.ttft_s is not None]
+    stats.mean_ttft_s = round(sum(ttfts) / len(ttfts), 3) if ttfts else None
+    decode_time = sum(r.wall_s - (r.ttft_s or 0.0) for r in outcome_requests)
+    if stats.completion_tokens and decode_time > 0:
+        stats.decode_tok_s = round(stats.completion_tokens / decode_time, 1)
+    stats.retries = sum(max(0, r.attempts - 1) for r in outcome_requests)
+    return stats
+
+
+async def run_cell(
+    cell: CellRef,
+    model: ModelConfig,
+    task: Task,
+    run_id: str,
+    run_dir: Path,
+    *,
+    base_url: str | None = None,
+    max_tokens: int | None = None,
+) -> AttemptResult:
+    """One attempt: sandbox -> agent -> collect -> checks -> result.json (written last, atomically)."""
+    from .agents import AgentLimits, BuiltinAgent, Transcript
+    from .checks._run import run_checks
+    from .models import ChatClient
+    from .sandbox import DockerSandbox
+
+    adir = attempt_dir(run_dir, cell)
+    if adir.exists():  # a half-done attempt from a crash: start it afresh
+        shutil.rmtree(adir)
+    adir.mkdir(parents=True)
+    limits = AgentLimits(
+        max_turns=task.limits.max_turns, max_tokens=task.limits.max_tokens, wall_s=task.limits.wall_s
+    )
+    result = AttemptResult(
+        run_id=run_id, task=task.id, model=model.name, repeat=cell.repeat, outcome="infra-error",
+        limits={**task.limits.model_dump(), "max_tokens_per_request": max_tokens or model.max_tokens},
+    )
+    started = time.monotonic()
+    model_s = checks_s = 0.0
+    outcome = None
+    sandbox = None
+    try:
+        api_key = resolve_api_key(model)
+        sandbox = await DockerSandbox.create(labels={"agentbench.run": run_id, "agentbench.cell": cell.key})
+        transcript = Transcript(adir / "transcript.jsonl")
+        async with ChatClient(model, api_key=api_key, base_url=base_url) as client:
+            agent = BuiltinAgent()
+            try:
+                outcome = await agent.run(
+                    prompt=task.prompt, sandbox=sandbox, client=client, limits=limits, entry=task.entry,
+                    transcript=transcript, max_tokens_per_request=max_tokens,
+                )
+            finally:
+                with contextlib.suppress(Exception):
+                    await sandbox.copy_out(adir / "artefact")
+        result.artefact_path = "artefact"
+        result.agent = AgentSummary(
+            status=outcome.status, stop_reason=outcome.stop_reason, budget_hit=outcome.budget_hit,
+            turns=outcome.turns, tool_calls=outcome.tool_calls, tool_errors=outcome.tool_errors,
+            text_tool_calls=outcome.text_tool_calls, summary=outcome.summary,
+        )
+        result.speed = _speed(outcome.requests, outcome.usage)
+        model_s = result.speed.model_wall_s
+        result.cost_usd = round(model.cost(result.speed.prompt_tokens, result.speed.completion_tokens), 6)
+        result.outcome = {"finished": "scored", "no-artefact": "no-artefact", "budget": "budget"}[outcome.status]
+        entry_exists = (adir / "artefact" / task.entry).is_file()
+        if entry_exists:  # budget-hit attempts with an artefact are still checked, and flagged
+            t0 = time.monotonic()
+            report = await run_checks(task, adir / "artefact", adir, sandbox=sandbox)
+            checks_s = time.monotonic() - t0
+            result.checks, result.verdict, result.score = report.checks, report.verdict, report.score
+        elif result.outcome == "scored":
+            result.outcome = "no-artefact"
+    except ModelError as exc:
+        status = exc.status if isinstance(exc, ModelHTTPError) else None
+        body = exc.body if isinstance(exc, ModelHTTPError) else None
+        result.error = InfraError(kind="model-endpoint", message=str(exc), status=status, body=body)
+        log.warning("cell.infra_error", cell=cell.key, error=str(exc))
+    except SandboxError as exc:
+        result.error = InfraError(kind="sandbox", message=str(exc))
+        log.warning("cell.infra_error", cell=cell.key, error=str(exc))
+    except AgentbenchError as exc:
+        result.error = InfraError(kind="config", message=str(exc))
+    except Exception as exc:  # noqa: BLE001 - one cell's crash must not abort the run
+        result.error = InfraError(kind="internal", message=f"{type(exc).__name__}: {exc}")
+        log.exception("cell.crash", cell=cell.key)
+    finally:
+        if sandbox is not None:
+            with contextlib.suppress(Exception):
+                await sandbox.close()
+    if result.error is not None:
+        result.outcome = "infra-error"
+        result.verdict = None
+        result.score = None
+    result.wall_s = round(time.monotonic() - started, 3)
+    result.checks_s = round(checks_s, 3)
+    result.harness_s = round(max(0.0, result.wall_s - model_s - checks_s), 3)
+    result.finished_at = utcnow()
+    write_json(adir / "result.json", result)
+    return result
+
+
+def _resolve_run_dir(out_dir: Path, ref: str) -> Path:
+    path = Path(ref)
+    if (path / "run.json").is_file():
+        return path
+    if (out_dir / ref / "run.json").is_file():
+        return out_dir / ref
+    raise StoreError(f"No run '{ref}' in {out_dir} (looked for {out_dir / ref / 'run.json'}).")
+
+
+async def run(
+    models: list[ModelConfig],
+    tasks: list[Task],
+    options: RunOptions,
+    *,
+    progress: ProgressFn | None = None,
+) -> RunSummary:
+    """Run the matrix; returns when every cell has a stored result."""
+    from .models import DemoServer
+
+    if options.resume:
+        run_dir = _resolve_run_dir(options.out_dir, options.resume)
+        manifest = load_manifest(run_dir)
+        run_id = manifest.run_id
+    else:
+        run_id = options.run_id or new_run_id()
+        run_dir = options.out_dir / run_id
+        cells = [
+            CellRef(task=t.id, model=m.name, repeat=r)
+            for r in range(1, options.repeats + 1) for t in tasks for m in models
+        ]
+        manifest = RunManifest(
+            run_id=run_id, agentbench_version=__version__, command=sys.argv,
+            models={m.name: m.model_dump(mode="json") for m in models}, tasks=[t.id for t in tasks],
+            repeats=options.repeats, max_tokens=options.max_tokens, cells=cells,
+        )
+        write_json(run_dir / "run.json", manifest)
+    by_model = {m.name: m for m in models}
+    by_task = {t.id: t for t in tasks}
+    summary = RunSummary(run_id=run_id, run_dir=run_dir)
+    todo: list[CellRef] = []
+    for cell in manifest.cells:
+        done = load_result(attempt_dir(run_dir, cell) / "result.json")
+        if done is not None and not (options.retry_infra and done.outcome == "infra-error"):
+            summary.results.append(done)
+            summary.skipped += 1
+            continue
+        todo.append(cell)
+    demo_needed = any(by_model[c.model].demo for c in todo)
+    gate = asyncio.Semaphore(max(1, options.concurrency))
+    per_model = {m.name: asyncio.Semaphore(m.max_concurrency) for m in models}
+
+    async def one(cell: CellRef, base_urls: dict[str, str]) -> None:
+        async with gate, per_model[cell.model]:
+            if progress:
+                progress("start", cell, None)
+            res = await run_cell(
+                cell, by_model[cell.model], by_task[cell.task], run_id, run_dir,
+                base_url=base_urls.get(cell.model), max_tokens=options.max_tokens,
+            )
+            summary.results.append(res)
+            if progress:
+                progress("done", cell, res)
+
+    async with contextlib.AsyncExitStack() as stack:
+        base_urls: dict[str, str] = {}
+        if demo_needed:
+            demo = stack.enter_context(DemoServer({t.id: t.prompt for t in tasks}))
+            base_urls = {m.name: demo.base_url for m in models if m.demo}
+        try:
+            await asyncio.gather(*(one(c, base_urls) for c in todo))
+        except BaseException:
+            manifest.status = "interrupted"
+            manifest.updated_at = utcnow()
+            write_json(run_dir / "run.json", manifest)
+            raise
+    manifest.status = "completed"
+    manifest.updated_at = utcnow()
+    write_json(run_dir / "run.json", manifest)
+    order = {c.key: i for i, c in enumerate(manifest.cells)}
+    summary.results.sort(key=lambda r: order.get(f"{r.task}/{r.model}/r{r.repeat}", 0))
+    return summary

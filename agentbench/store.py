@@ -1,0 +1,197 @@
+"""Run layout, atomic writes and the stored result schema.
+
+::
+
+    <out>/<run-id>/run.json                         the manifest (models, tasks, repeats, cells)
+    <out>/<run-id>/<task>/<model>/r<k>/result.json  one attempt, written atomically last
+    <out>/<run-id>/<task>/<model>/r<k>/artefact/    what the agent left in the workspace
+    <out>/<run-id>/<task>/<model>/r<k>/transcript.jsonl
+    <out>/<run-id>/<task>/<model>/r<k>/evidence/    filmstrips, screenshots, logs
+
+A cell is done exactly when its result.json exists: resume runs every other cell afresh.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import secrets
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .checks._model import CheckResult
+from .errors import StoreError
+
+__all__ = [
+    "AgentSummary",
+    "AttemptResult",
+    "CellRef",
+    "InfraError",
+    "Outcome",
+    "RunManifest",
+    "SpeedStats",
+    "atomic_write_text",
+    "attempt_dir",
+    "load_manifest",
+    "load_result",
+    "new_run_id",
+    "write_json",
+]
+
+SCHEMA_VERSION = 1
+Outcome = Literal["scored", "no-artefact", "budget", "infra-error"]
+
+
+def utcnow() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def new_run_id() -> str:
+    return dt.datetime.now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write via a temp file in the same folder, fsync, rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_json(path: Path, model: BaseModel | dict[str, Any]) -> None:
+    text = model.model_dump_json(indent=2) if isinstance(model, BaseModel) else json.dumps(model, indent=2)
+    atomic_write_text(path, text + "\n")
+
+
+class CellRef(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task: str
+    model: str
+    repeat: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.task}/{self.model}/r{self.repeat}"
+
+
+def attempt_dir(run_dir: Path, cell: CellRef) -> Path:
+    return run_dir / cell.task / cell.model / f"r{cell.repeat}"
+
+
+class InfraError(BaseModel):
+    """Why an attempt could not be run: never counted against the model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str  # "model-endpoint", "sandbox", "harness", "internal"
+    message: str
+    status: int | None = None
+    body: str | None = None
+
+
+class AgentSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str = "builtin"
+    status: str | None = None  # finished / no-artefact / budget
+    stop_reason: str | None = None
+    budget_hit: str | None = None  # max_turns / max_tokens / wall / length
+    turns: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+    text_tool_calls: int = 0
+    summary: str | None = None
+
+
+class SpeedStats(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    model_wall_s: float = 0.0
+    mean_ttft_s: float | None = None
+    decode_tok_s: float | None = None  # completion tokens over decode time, all requests
+    retries: int = 0
+
+
+class AttemptResult(BaseModel):
+    """result.json: one attempt of one model on one task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    task: str
+    model: str
+    repeat: int
+    outcome: Outcome
+    verdict: Literal["pass", "fail"] | None = None
+    score: float | None = None
+    checks: list[CheckResult] = Field(default_factory=list)
+    agent: AgentSummary = Field(default_factory=AgentSummary)
+    speed: SpeedStats = Field(default_factory=SpeedStats)
+    limits: dict[str, Any] = Field(default_factory=dict)
+    cost_usd: float = 0.0
+    wall_s: float = 0.0
+    harness_s: float = 0.0  # wall time outside model calls and checks: sandbox, tools, store
+    checks_s: float = 0.0
+    error: InfraError | None = None
+    artefact_path: str | None = None  # relative to the attempt folder
+    started_at: str = Field(default_factory=utcnow)
+    finished_at: str | None = None
+
+
+class RunManifest(BaseModel):
+    """run.json: what the run was asked to do; cells are the plan, results live per attempt."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    created_at: str = Field(default_factory=utcnow)
+    agentbench_version: str = ""
+    command: list[str] = Field(default_factory=list)
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)  # configs, never keys
+    tasks: list[str] = Field(default_factory=list)
+    repeats: int = 1
+    agent: str = "builtin"
+    max_tokens: int | None = None
+    cells: list[CellRef] = Field(default_factory=list)
+    status: Literal["running", "completed", "interrupted", "failed"] = "running"
+    updated_at: str = Field(default_factory=utcnow)
+
+
+def load_manifest(run_dir: Path) -> RunManifest:
+    path = run_dir / "run.json"
+    if not path.is_file():
+        raise StoreError(f"{run_dir}: no run.json here; give a run id from `ls artefacts/` or a run folder path.")
+    try:
+        return RunManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise StoreError(f"{path}: unreadable manifest: {exc}") from exc
+
+
+def load_result(path: Path) -> AttemptResult | None:
+    if not path.is_file():
+        return None
+    try:
+        return AttemptResult.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise StoreError(f"{path}: unreadable result: {exc}. Delete it to rerun that cell with --resume.") from exc

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh Debian 12 machine (run as root, or with sudo available):
+# system packages, a running Docker engine, the Python package, and the sandbox image.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+
+need_pkgs=()
+command -v dockerd >/dev/null 2>&1 || need_pkgs+=(docker.io)
+command -v debootstrap >/dev/null 2>&1 || need_pkgs+=(debootstrap)
+command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
+command -v node >/dev/null 2>&1 || need_pkgs+=(nodejs)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+    echo "setup: installing ${need_pkgs[*]}"
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need_pkgs[@]}" iptables ca-certificates
+fi
+
+if ! docker info >/dev/null 2>&1; then
+    echo "setup: starting dockerd (log: /tmp/agentbench-dockerd.log)"
+    $SUDO sh -c 'nohup dockerd >/tmp/agentbench-dockerd.log 2>&1 &'
+    for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+    docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start; see /tmp/agentbench-dockerd.log" >&2; exit 1; }
+fi
+
+python3 -m pip install -q --disable-pip-version-check -e '.[test]'
+
+if ! docker image inspect agentbench/web:latest >/dev/null 2>&1; then
+    echo "setup: building the sandbox image (first time only: a few minutes)"
+    agentbench sandbox build
+fi
+echo "setup: ready"

@@ -1,0 +1,48 @@
+"""Shared fixtures. Docker and Chromium are real: missing ones fail in CI (CI=true), skip elsewhere."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _missing(what: str, how: str) -> None:
+    msg = f"{what} is not available: {how}"
+    if IN_CI:
+        pytest.fail(f"{msg} (CI must provide it)")
+    pytest.skip(msg)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point AGENTBENCH_HOME at a temp folder so tests never read the user's models.toml."""
+    home = tmp_path_factory.mktemp("agentbench-home")
+    monkeypatch.setenv("AGENTBENCH_HOME", str(home))
+
+
+@pytest.fixture(scope="session")
+def docker_client():
+    """A live docker SDK client with the sandbox image built."""
+    try:
+        import docker
+
+        client = docker.from_env()
+        client.ping()
+    except Exception as exc:  # noqa: BLE001 - any failure means no engine
+        _missing("Docker engine", f"{exc}. Start it with `dockerd &` (as root) and build the image "
+                 "with `agentbench sandbox build`.")
+    return client
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = os.environ.get("AGENTBENCH_CHROMIUM", "/usr/bin/chromium")
+    if not (os.path.exists(path) or shutil.which(path)):
+        _missing("Chromium", f"{path} not found; `apt-get install chromium`.")
+    return path
