@@ -49,6 +49,7 @@ class RunOptions:
     resume: str | None = None  # run id or folder to resume
     retry_infra: bool = False
     run_id: str | None = None
+    checks: bool = True  # False: store artefacts unchecked (benchmarks; `agentbench check` later)
 
 
 @dataclass
@@ -87,6 +88,7 @@ async def run_cell(
     *,
     base_url: str | None = None,
     max_tokens: int | None = None,
+    checks: bool = True,
 ) -> AttemptResult:
     """One attempt: sandbox -> agent -> collect -> checks -> result.json (written last, atomically)."""
     from .agents import AgentLimits, BuiltinAgent, Transcript
@@ -134,7 +136,7 @@ async def run_cell(
         result.cost_usd = round(model.cost(result.speed.prompt_tokens, result.speed.completion_tokens), 6)
         result.outcome = {"finished": "scored", "no-artefact": "no-artefact", "budget": "budget"}[outcome.status]
         entry_exists = (adir / "artefact" / task.entry).is_file()
-        if entry_exists:  # budget-hit attempts with an artefact are still checked, and flagged
+        if entry_exists and checks:  # budget-hit attempts with an artefact are still checked, and flagged
             t0 = time.monotonic()
             report = await run_checks(task, adir / "artefact", adir, sandbox=sandbox)
             checks_s = time.monotonic() - t0
@@ -227,7 +229,7 @@ async def run(
                 progress("start", cell, None)
             res = await run_cell(
                 cell, by_model[cell.model], by_task[cell.task], run_id, run_dir,
-                base_url=base_urls.get(cell.model), max_tokens=options.max_tokens,
+                base_url=base_urls.get(cell.model), max_tokens=options.max_tokens, checks=options.checks,
             )
             summary.results.append(res)
             if progress:
