@@ -199,5 +199,41 @@ def tasks_cmd() -> None:
         out.print(f"{tid:10} {t.title:18} checks: {', '.join(t.checks)}", highlight=False)
 
 
+@app.command("stats")
+def stats_cmd(
+    run_ref: str = typer.Argument(..., metavar="RUN", help="Run id or run folder."),
+    out_dir: Path = typer.Option(Path("artefacts"), "--out", help="Folder that holds run folders."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Pass rates with Wilson 95% intervals, flipping checks, paired comparisons (McNemar exact)."""
+    from rich.table import Table
+
+    from .runner import _resolve_run_dir
+    from .stats import compute_stats, load_results
+
+    try:
+        stats = compute_stats(load_results(_resolve_run_dir(out_dir, run_ref)))
+    except AgentbenchError as exc:
+        _fail(exc)
+    if json_out:
+        typer.echo(stats.model_dump_json(indent=2))
+        return
+    table = Table("model", "task", "pass", "rate [95% CI]", "infra", "budget", "flipping checks", "tokens", "tok/s",
+                  "wall s", "cost $")
+    for c in stats.cells:
+        rate = "-" if c.pass_rate is None else f"{c.pass_rate:.0%} [{c.ci_low:.0%}, {c.ci_high:.0%}]"
+        table.add_row(c.model, c.task, f"{c.passed}/{c.scored}", rate, str(c.infra_errors), str(c.budget_hits),
+                      ", ".join(f"{k} {v}" for k, v in c.flipping_checks.items()) or "-",
+                      f"{c.mean_tokens:.0f}" if c.mean_tokens else "-", f"{c.mean_tok_s:.0f}" if c.mean_tok_s else "-",
+                      f"{c.mean_wall_s:.1f}" if c.mean_wall_s else "-",
+                      f"{c.mean_cost_usd:.4f}" if c.mean_cost_usd is not None else "-")
+    out.print(table)
+    for p in stats.pairs:
+        out.print(f"{p.model_a} vs {p.model_b}: agree on {p.agree} of {p.pairs}; {p.model_a} alone {p.only_a}, "
+                  f"{p.model_b} alone {p.only_b}; McNemar exact p = {p.p_value:.3g}", highlight=False)
+    for line in stats.infra:
+        out.print(f"[yellow]infra error (not counted):[/] {line}", highlight=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(app())

@@ -125,6 +125,11 @@ async def run_cell(
             finally:
                 with contextlib.suppress(Exception):
                     await sandbox.copy_out(adir / "artefact")
+                # The agent's container is done with: checks get fresh ones, so nothing the agent
+                # left behind (a wrapper on PATH, a background process) can sway a verdict.
+                with contextlib.suppress(Exception):
+                    await sandbox.close()
+                sandbox = None
         result.artefact_path = "artefact"
         result.agent = AgentSummary(
             status=outcome.status, stop_reason=outcome.stop_reason, budget_hit=outcome.budget_hit,
@@ -138,7 +143,7 @@ async def run_cell(
         entry_exists = (adir / "artefact" / task.entry).is_file()
         if entry_exists and checks:  # budget-hit attempts with an artefact are still checked, and flagged
             t0 = time.monotonic()
-            report = await run_checks(task, adir / "artefact", adir, sandbox=sandbox)
+            report = await run_checks(task, adir / "artefact", adir)
             checks_s = time.monotonic() - t0
             result.checks, result.verdict, result.score = report.checks, report.verdict, report.score
         elif result.outcome == "scored":
