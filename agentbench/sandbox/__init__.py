@@ -1,5 +1,29 @@
 """Sandboxes: where untrusted agent commands and artefacts run."""
 
 from ._base import ExecResult, Sandbox, SandboxLimits
+from ._docker import DockerSandbox
+from ._image import (
+    BASE_TAG,
+    IMAGE_TAG,
+    build_image,
+    connect_docker,
+    ensure_image,
+    image_exists,
+    sweep_containers,
+)
+from ._paths import workspace_path
 
-__all__ = ["ExecResult", "Sandbox", "SandboxLimits"]
+__all__ = [
+    "BASE_TAG",
+    "IMAGE_TAG",
+    "DockerSandbox",
+    "ExecResult",
+    "Sandbox",
+    "SandboxLimits",
+    "build_image",
+    "connect_docker",
+    "ensure_image",
+    "image_exists",
+    "sweep_containers",
+    "workspace_path",
+]
