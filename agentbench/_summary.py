@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Iterator
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .store import AttemptResult, CellRef
 
-__all__ = ["print_checks", "print_summary", "progress_reporter"]
+__all__ = ["print_checklist", "print_checks", "print_summary", "progress_reporter"]
 
 _STYLE = {"pass": "green", "fail": "red", "error": "yellow", "skip": "dim"}
 
@@ -37,7 +38,7 @@ def progress_reporter(console: Console, total: int | None, *, disabled: bool = F
                 progress.advance(bar)
                 if result is not None:
                     verdict = result.verdict or result.outcome
-                    progress.console.print(f"  {cell.key}: {result.outcome} {verdict} ({result.wall_s:.1f}s)",
+                    progress.console.print(escape(f"  {cell.key}: {result.outcome} {verdict} ({result.wall_s:.1f}s)"),
                                            highlight=False)
             progress.update(bar, description=", ".join(sorted(running)) or "run")
 
@@ -70,7 +71,7 @@ def print_summary(console: Console, summary) -> None:
         line = f"{r.task}/{r.model}/r{r.repeat}: artefact at {where / 'artefact'}"
         if r.error:
             line = f"{r.task}/{r.model}/r{r.repeat}: INFRA ERROR ({r.error.kind}): {r.error.message}"
-        console.print(line, highlight=False)
+        console.print(escape(line), highlight=False)
     infra = [r for r in summary.results if r.outcome == "infra-error"]
     if infra:
         console.print(f"[yellow]{len(infra)} infra error(s): not the model's fault, excluded from pass rates. "
@@ -82,7 +83,41 @@ def print_summary(console: Console, summary) -> None:
 def print_checks(console: Console, report, evidence_dir: Path) -> None:
     table = Table("check", "status", "detail")
     for c in report.checks:
-        table.add_row(c.id, f"[{_STYLE[c.status]}]{c.status}[/]", c.detail)
+        table.add_row(c.id, f"[{_STYLE[c.status]}]{c.status}[/]", escape(c.detail))
     console.print(table)
     console.print(f"verdict: [{_STYLE.get(report.verdict, 'white')}]{report.verdict}[/]  score: {report.score:.2f}  "
                   f"({report.duration_s:.1f}s)  evidence: {evidence_dir}", highlight=False)
+    if getattr(report, "checklist", None) is not None:
+        print_checklist(console, report.checklist)
+
+
+def print_checklist(console: Console, checklist) -> None:
+    """The checklist items (how each was decided and on what evidence), scores and disagreements."""
+    item_style = {"pass": "green", "fail": "red", "unknown": "yellow"}
+    wide = console.width >= 110  # the evidence line only where it can be read
+    table = Table(title="checklist (* required)", title_justify="left")
+    for name in ("item", "w", "status", "decided by", "static"):
+        table.add_column(name, no_wrap=True)
+    if wide:  # the other columns are short and stay whole; the evidence line takes what is left
+        table.add_column("evidence", no_wrap=True, overflow="ellipsis", max_width=max(20, console.width - 80))
+    for kind in ("feature", "finish"):
+        items = [i for i in checklist.items if i.kind == kind]
+        if items:
+            table.add_row(f"[bold]{kind}[/]")
+        for i in items:
+            row = [i.id + ("*" if i.required else ""), f"{i.weight:g}", f"[{item_style[i.status]}]{i.status}[/]",
+                   i.decided_by, i.static or "-"]
+            table.add_row(*row, *([i.evidence.splitlines()[0] if i.evidence else ""] if wide else []))
+    console.print(table)
+
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{x:.0%}"
+
+    line = f"feature: {pct(checklist.feature_score)}  finish: {pct(checklist.finish_score)}"
+    if checklist.required_failed:
+        line += f"  required items failing: {', '.join(checklist.required_failed)}"
+    if checklist.unknown:
+        line += f"  undecided: {', '.join(checklist.unknown)}"
+    console.print(line, highlight=False)
+    for d in checklist.disagreements:
+        console.print(f"[yellow]source and behaviour disagree[/] {d}", highlight=False)
