@@ -19,12 +19,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agentbench._logging import configure_logging  # noqa: E402
 from agentbench.config import DEMO_MODELS  # noqa: E402
 from agentbench.runner import RunOptions, run  # noqa: E402
 from agentbench.tasks import load_task  # noqa: E402
 
 
 async def main(attempts: int) -> None:
+    configure_logging(0)
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.monotonic()
         summary = await run(
