@@ -141,13 +141,14 @@ async def run_cell(
         result.cost_usd = round(model.cost(result.speed.prompt_tokens, result.speed.completion_tokens), 6)
         result.outcome = {"finished": "scored", "no-artefact": "no-artefact", "budget": "budget"}[outcome.status]
         entry_exists = (adir / "artefact" / task.entry).is_file()
+        if not entry_exists and result.outcome == "scored":
+            result.outcome = "no-artefact"  # the agent said it finished, but the entry file is not there
         if entry_exists and checks:  # budget-hit attempts with an artefact are still checked, and flagged
             t0 = time.monotonic()
             report = await run_checks(task, adir / "artefact", adir)
             checks_s = time.monotonic() - t0
             result.checks, result.verdict, result.score = report.checks, report.verdict, report.score
-        elif result.outcome == "scored":
-            result.outcome = "no-artefact"
+            result.checklist, result.checklist_summary = report.checklist_json()
     except ModelError as exc:
         status = exc.status if isinstance(exc, ModelHTTPError) else None
         body = exc.body if isinstance(exc, ModelHTTPError) else None
@@ -200,6 +201,11 @@ async def run(
         run_dir = _resolve_run_dir(options.out_dir, options.resume)
         manifest = load_manifest(run_dir)
         run_id = manifest.run_id
+        # A run killed hard (kill -9) leaves its containers behind: remove this run's, and only its.
+        with contextlib.suppress(AgentbenchError):
+            from .sandbox import sweep_containers
+
+            await asyncio.to_thread(sweep_containers, labels={"agentbench.run": run_id})
     else:
         run_id = options.run_id or new_run_id()
         run_dir = options.out_dir / run_id

@@ -145,6 +145,8 @@ class AttemptResult(BaseModel):
     verdict: Literal["pass", "fail"] | None = None
     score: float | None = None
     checks: list[CheckResult] = Field(default_factory=list)
+    checklist: list[dict[str, Any]] = Field(default_factory=list)  # ItemResult dicts (checks/_checklist.py)
+    checklist_summary: dict[str, Any] | None = None  # feature_score, finish_score, disagreements, ...
     agent: AgentSummary = Field(default_factory=AgentSummary)
     speed: SpeedStats = Field(default_factory=SpeedStats)
     limits: dict[str, Any] = Field(default_factory=dict)

@@ -8,6 +8,7 @@ from pathlib import Path
 import structlog
 
 from ..tasks import Task
+from ._checklist import ChecklistResult, checklist_path, evaluate_checklist, load_checklist
 from ._model import CheckResult
 
 __all__ = ["CheckReport", "run_checks", "verdict_of"]
@@ -18,23 +19,33 @@ log = structlog.get_logger()
 class CheckReport:
     """The checks of one artefact with its verdict: pass only when every check passes."""
 
-    def __init__(self, task: str, checks: list[CheckResult], duration_s: float):
+    def __init__(self, task: str, checks: list[CheckResult], duration_s: float,
+                 checklist: ChecklistResult | None = None):
         self.task = task
         self.checks = checks
         self.duration_s = duration_s
+        self.checklist = checklist  # items decided from these checks (None: the task has no checklist)
         self.verdict, self.score = verdict_of(checks)
 
     @property
     def harness_errors(self) -> list[CheckResult]:
         return [c for c in self.checks if c.status == "error"]
 
+    def checklist_json(self) -> tuple[list[dict], dict | None]:
+        """(item dicts, summary) as stored in result.json: ``[]`` and None without a checklist."""
+        if self.checklist is None:
+            return [], None
+        return self.checklist.items_json(), self.checklist.summary()
+
     def to_json(self) -> dict:
+        items, summary = self.checklist_json()
         return {
             "task": self.task,
             "verdict": self.verdict,
             "score": self.score,
             "checks": [c.model_dump(mode="json") for c in self.checks],
-            "checklist": [],
+            "checklist": items,
+            "checklist_summary": summary,
         }
 
 
@@ -61,6 +72,18 @@ async def run_checks(task: Task, artefact_dir: Path, attempt_dir: Path, *, sandb
     from ._syntax import check_syntax  # docker only when checks actually run
 
     started = time.monotonic()
+    # Loaded before any check runs: a malformed checklist is an error now, not after the probes.
+    checklist = load_checklist(task.id, task=task) if checklist_path(task.id).is_file() else None
+
+    def report(results: list[CheckResult]) -> CheckReport:
+        ordered = _order(task, results)
+        items = None
+        try:
+            items = evaluate_checklist(checklist, artefact_dir, ordered, entry=task.entry) if checklist else None
+        except Exception as exc:  # noqa: BLE001 - a checklist bug must not cost the check verdicts
+            log.exception("checklist.error", task=task.id, error=repr(exc))
+        return CheckReport(task.id, ordered, time.monotonic() - started, items)
+
     results: list[CheckResult] = []
     entry = artefact_dir / task.entry
     try:
@@ -72,12 +95,12 @@ async def run_checks(task: Task, artefact_dir: Path, attempt_dir: Path, *, sandb
         for cid in task.checks:
             if cid != "syntax":
                 results.append(CheckResult(id=cid, status="fail", detail=f"{task.entry} not found in the artefact"))
-        return CheckReport(task.id, _order(task, results), time.monotonic() - started)
+        return report(results)
     try:
-        from .browser import run_browser_checks
+        from .browser import run_browser_checks_async
 
         results.extend(
-            await run_browser_checks(task.id, artefact_dir, attempt_dir / "evidence", entry=task.entry)
+            await run_browser_checks_async(task.id, artefact_dir, attempt_dir / "evidence", entry=task.entry)
         )
     except Exception as exc:  # noqa: BLE001 - recorded as harness errors, visible as such
         log.warning("check.browser.error", error=repr(exc))
@@ -89,4 +112,4 @@ async def run_checks(task: Task, artefact_dir: Path, attempt_dir: Path, *, sandb
     for cid in task.checks:
         if cid not in have:
             results.append(CheckResult(id=cid, status="error", detail="no probe produced this check"))
-    return CheckReport(task.id, _order(task, results), time.monotonic() - started)
+    return report(results)

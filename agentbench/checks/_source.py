@@ -1,0 +1,320 @@
+"""An artefact's source as views that keep every offset, so a finding can name its file and line.
+
+A static detector must not be fooled by ``// TODO: use performance.now()`` in a comment, nor lose
+its place in the HTML file. Each file therefore gets views of the same length as the file, with
+what a view leaves out replaced by spaces (newlines kept):
+
+- ``text``: markup and scripts, HTML and JS comments blanked (for markup and inline patterns)
+- ``code``: only script bodies (inline ``<script>`` and local ``src`` files), JS comments blanked
+- ``skeleton``: ``code`` with the contents of strings, templates and regex literals blanked too,
+  for brace matching and for finding identifiers without matching words inside strings
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["Hit", "Source", "SourceFile", "blank_js"]
+
+_SCRIPT_RE = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
+_SRC_RE = re.compile(r"""\bsrc\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
+_TYPE_RE = re.compile(r"""\btype\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
+_HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+_JS_TYPES = {"", "text/javascript", "module", "application/javascript"}
+# After these characters a '/' starts a regex literal, not a division.
+_REGEX_PREV = set("(,=:[!&|?{};+-*%<>~^")
+_REGEX_KEYWORDS = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield"}
+
+
+def _blank(chars: list[str], start: int, end: int) -> None:
+    for i in range(start, end):
+        if chars[i] != "\n":
+            chars[i] = " "
+
+
+def blank_js(js: str) -> tuple[str, str]:
+    """(code, skeleton) of a JS text: comments blanked; skeleton also blanks literal contents.
+
+    A small hand tokenizer (strings, nested template literals, regex literals, comments); it need
+    not be a parser, only never mistake a comment for code or code for a comment.
+    """
+    code = list(js)
+    skel = list(js)
+    n = len(js)
+    i = 0
+    # Stack of template-literal brace depths: inside `${ ... }` we are in code again.
+    templates: list[int] = []
+    depth = 0
+    prev = ""  # last significant code character
+    prev_word = ""
+
+    def scan_string(start: int, quote: str) -> int:
+        j = start + 1
+        while j < n and js[j] != quote and js[j] != "\n":
+            j += 2 if js[j] == "\\" else 1
+        return min(j + 1, n)
+
+    def scan_template(start: int) -> tuple[int, bool]:
+        """From just after a backtick or a closing '}': up to the next '`' or '${'."""
+        j = start
+        while j < n:
+            if js[j] == "\\":
+                j += 2
+            elif js[j] == "`":
+                return j + 1, True
+            elif js.startswith("${", j):
+                return j + 2, False
+            else:
+                j += 1
+        return n, True
+
+    while i < n:
+        c = js[i]
+        if js.startswith("//", i):
+            j = js.find("\n", i)
+            j = n if j < 0 else j
+            _blank(code, i, j)
+            _blank(skel, i, j)
+            i = j
+        elif js.startswith("/*", i):
+            j = js.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            _blank(code, i, j)
+            _blank(skel, i, j)
+            i = j
+        elif c in "'\"":
+            j = scan_string(i, c)
+            _blank(skel, i + 1, max(i + 1, j - 1))
+            prev, prev_word, i = c, "", j
+        elif c == "`" or (c == "}" and templates and templates[-1] == depth):
+            if c == "}":
+                templates.pop()
+            j, closed = scan_template(i + 1)
+            _blank(skel, i + 1, j - (1 if closed else 2))
+            if not closed:
+                templates.append(depth)
+            prev, prev_word, i = "`", "", j
+        elif c == "/" and (prev == "" or prev in _REGEX_PREV or prev_word in _REGEX_KEYWORDS):
+            j, in_class = i + 1, False
+            while j < n and js[j] != "\n":
+                if js[j] == "\\":
+                    j += 2
+                    continue
+                if js[j] == "[":
+                    in_class = True
+                elif js[j] == "]":
+                    in_class = False
+                elif js[j] == "/" and not in_class:
+                    break
+                j += 1
+            _blank(skel, i + 1, min(j, n))
+            prev, prev_word, i = "/", "", j + 1
+        else:
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+            if not c.isspace():
+                if c.isalnum() or c in "_$":
+                    m = re.match(r"[\w$]+", js[i:i + 64])
+                    word = m.group(0) if m else c
+                    prev, prev_word = word[-1], word
+                    i += len(word)
+                    continue
+                prev, prev_word = c, ""
+            i += 1
+    return "".join(code), "".join(skel)
+
+
+@dataclass
+class SourceFile:
+    """One file of the artefact with its views (all the same length as ``raw``)."""
+
+    name: str
+    raw: str
+    text: str
+    code: str
+    skeleton: str
+    _line_starts: list[int] = field(default_factory=list, repr=False)
+
+    @classmethod
+    def from_html(cls, name: str, html: str) -> SourceFile:
+        text = list(_HTML_COMMENT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), html))
+        code = [ch if ch == "\n" else " " for ch in html]
+        skel = list(code)
+        for m in _SCRIPT_RE.finditer(html):
+            if _SRC_RE.search(m.group(1)):
+                continue
+            kind = _TYPE_RE.search(m.group(1))
+            if kind and kind.group(1).lower() not in _JS_TYPES:
+                continue  # JSON, templates, shaders: not code that runs
+            start, end = m.span(2)
+            c, s = blank_js(m.group(2))
+            code[start:end], skel[start:end], text[start:end] = c, s, c
+        return cls(name, html, "".join(text), "".join(code), "".join(skel))
+
+    @classmethod
+    def from_js(cls, name: str, js: str) -> SourceFile:
+        c, s = blank_js(js)
+        return cls(name, js, c, c, s)
+
+    def line_of(self, pos: int) -> int:
+        if not self._line_starts:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.raw)]
+        lo, hi = 0, len(self._line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self._line_starts[mid] <= pos:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1
+
+    def snippet(self, pos: int, width: int = 110) -> str:
+        """``index.html:42: the line at pos``, trimmed: the evidence a person can go and read."""
+        line = self.line_of(pos)
+        start = self._line_starts[line - 1]
+        end = self.raw.find("\n", start)
+        text = self.raw[start:end if end >= 0 else len(self.raw)].strip()
+        if len(text) > width:
+            text = text[: width - 3] + "..."
+        return f"{self.name}:{line}: {text}"
+
+
+@dataclass(frozen=True)
+class Hit:
+    file: SourceFile
+    match: re.Match[str]
+
+    @property
+    def pos(self) -> int:
+        return self.match.start()
+
+    @property
+    def snippet(self) -> str:
+        return self.file.snippet(self.match.start())
+
+
+class Source:
+    """The entry HTML plus the local scripts it loads, as views (see the module docstring)."""
+
+    def __init__(self, files: list[SourceFile]):
+        self.files = files
+
+    @classmethod
+    def from_artefact(cls, artefact_dir: Path, entry: str = "index.html") -> Source:
+        """Read the entry file and its local ``<script src>`` files; FileNotFoundError when no entry."""
+        root = Path(artefact_dir)
+        html_path = root / entry
+        html = html_path.read_text(encoding="utf-8", errors="replace")
+        files = [SourceFile.from_html(entry, html)]
+        for m in _SCRIPT_RE.finditer(html):
+            src = _SRC_RE.search(m.group(1))
+            if not src or re.match(r"^[a-z]+:|^//", src.group(1), re.IGNORECASE):
+                continue  # remote scripts are not part of the artefact
+            rel = src.group(1).split("?")[0].split("#")[0].lstrip("/")
+            path = (html_path.parent / rel).resolve()
+            try:
+                path.relative_to(root.resolve())
+            except ValueError:
+                continue  # never read outside the artefact
+            if path.is_file():
+                files.append(SourceFile.from_js(rel, path.read_text(encoding="utf-8", errors="replace")))
+        return cls(files)
+
+    @classmethod
+    def from_text(cls, html: str, name: str = "index.html") -> Source:
+        return cls([SourceFile.from_html(name, html)])
+
+    def find(self, pattern: str | re.Pattern[str], view: str = "code", flags: int = 0) -> Iterator[Hit]:
+        regex = re.compile(pattern, flags) if isinstance(pattern, str) else pattern
+        for f in self.files:
+            for m in regex.finditer(getattr(f, view)):
+                yield Hit(f, m)
+
+    def first(self, pattern: str | re.Pattern[str], view: str = "code", flags: int = 0) -> Hit | None:
+        return next(self.find(pattern, view, flags), None)
+
+    # -- small structural rules over the skeleton ------------------------------------------
+
+    @staticmethod
+    def block_end(f: SourceFile, open_pos: int) -> int:
+        """Offset just past the '}' matching the '{' at open_pos (end of file when unbalanced)."""
+        depth = 0
+        s = f.skeleton
+        for i in range(open_pos, len(s)):
+            if s[i] == "{":
+                depth += 1
+            elif s[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+        return len(s)
+
+    def enclosing_function(self, f: SourceFile, pos: int) -> tuple[str | None, int, int] | None:
+        """(name or None when anonymous, body start, body end) of the innermost function around pos.
+
+        None means pos is at top level, so it runs when the script loads.
+        """
+        s = f.skeleton
+        depth = 0
+        i = pos - 1
+        while i >= 0:
+            ch = s[i]
+            if ch == "}":
+                depth += 1
+            elif ch == "{":
+                if depth == 0:
+                    end = self.block_end(f, i)
+                    head = s[max(0, i - 200):i]
+                    kind = _function_head(head)
+                    if kind is not None:
+                        return (kind or None), i, end
+                else:
+                    depth -= 1
+            i -= 1
+        return None
+
+    def references(self, name: str, *, outside: tuple[int, int] | None = None,
+                   file: SourceFile | None = None) -> list[Hit]:
+        """Uses of identifier ``name`` that are not its own definition (nor inside ``outside``)."""
+        regex = re.compile(rf"(?<![\w$.]){re.escape(name)}\b|(?<=\.){re.escape(name)}\b")
+        hits = []
+        for h in self.find(regex, view="skeleton"):
+            if outside is not None and h.file is file and outside[0] <= h.pos < outside[1]:
+                continue
+            before = h.file.skeleton[max(0, h.pos - 12):h.pos]
+            after = h.file.skeleton[h.match.end():h.match.end() + 40]
+            if re.search(r"\bfunction\s*\*?\s*$", before):
+                continue  # `function name(`: the definition
+            if re.match(r"\s*=(?!=)\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[\w$]+\s*=>)", after):
+                continue  # `name = () =>`: the definition
+            if re.match(r"\s*\([^()]*\)\s*\{", after) and not re.search(r"[=(,:;!&|?]\s*$|\breturn\s*$", before):
+                continue  # `name() {`: a method definition, not a call
+            hits.append(h)
+        return hits
+
+
+_KEYWORD_BLOCKS = re.compile(r"\b(?:if|for|while|switch|catch|with)\s*\([^{}]*\)\s*$|\b(?:else|try|finally|do)\s*$")
+
+
+def _function_head(head: str) -> str | None:
+    """For the text before a '{': '' for an anonymous function, its name, or None (not a function)."""
+    if _KEYWORD_BLOCKS.search(head):
+        return None
+    m = re.search(r"\bfunction\s*\*?\s*([\w$]*)\s*\([^()]*\)\s*$", head)
+    if m:
+        if m.group(1):
+            return m.group(1)
+        named = re.search(r"([\w$]+)\s*[=:]\s*(?:async\s+)?function\s*\*?\s*\([^()]*\)\s*$", head)
+        return named.group(1) if named else ""
+    m = re.search(r"(?:([\w$]+)\s*[=:]\s*)?(?:async\s+)?(?:\([^()]*\)|[\w$]+)\s*=>\s*$", head)
+    if m:
+        return m.group(1) or ""
+    m = re.search(r"(?:^|[\s;{}])(?:static\s+|async\s+|get\s+|set\s+)*([\w$]+)\s*\([^()]*\)\s*$", head)
+    if m and m.group(1) not in {"if", "for", "while", "switch", "catch", "with", "return", "function"}:
+        return m.group(1)  # a method in a class or object literal
+    return None
