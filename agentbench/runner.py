@@ -197,6 +197,11 @@ async def run(
     """Run the matrix; returns when every cell has a stored result."""
     from .models import DemoServer
 
+    if options.checks:  # a malformed checklist is a usage error now, before any token is spent
+        from .checks._checklist import load_checklist
+
+        for t in tasks:
+            load_checklist(t.id, task=t)
     if options.resume:
         run_dir = _resolve_run_dir(options.out_dir, options.resume)
         manifest = load_manifest(run_dir)
