@@ -49,6 +49,7 @@ def run_cmd(
     retry: Optional[str] = typer.Option(None, "--retry", help="With --resume: 'infra' reruns infra errors."),
     json_out: bool = typer.Option(False, "--json", help="Print the results as JSON instead of a table."),
     checks: bool = typer.Option(True, "--checks/--no-checks", help="Check artefacts (or only store them)."),
+    preflight: bool = typer.Option(True, "--preflight/--no-preflight", help="Check each endpoint before its cells."),
 ) -> None:
     """Run models on tasks in fresh sandboxes, check the artefacts, store everything."""
     from ._summary import print_summary, progress_reporter
@@ -76,7 +77,8 @@ def run_cmd(
         for m in models:  # fail before spending anything when a key is missing
             resolve_api_key(m)
         options = RunOptions(out_dir=out_dir, repeats=repeats, concurrency=concurrency, max_tokens=max_tokens,
-                             resume=resume, retry_infra=retry == "infra", checks=checks)
+                             resume=resume, retry_infra=retry == "infra", checks=checks,
+                             preflight=preflight)
         total = len(models) * len(tasks) * (repeats if not resume else 1)
         with progress_reporter(err, total if not resume else None, disabled=json_out) as progress:
             summary = asyncio.run(run(models, tasks, options, progress=progress))

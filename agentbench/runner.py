@@ -50,6 +50,7 @@ class RunOptions:
     retry_infra: bool = False
     run_id: str | None = None
     checks: bool = True  # False: store artefacts unchecked (benchmarks; `agentbench check` later)
+    preflight: bool = True  # check each real endpoint before its cells spend anything
 
 
 @dataclass
@@ -94,7 +95,7 @@ async def run_cell(
     from .agents import AgentLimits, BuiltinAgent, Transcript
     from .checks._run import run_checks
     from .models import ChatClient
-    from .sandbox import DockerSandbox
+    from .sandbox import DockerSandbox, LazySandbox
 
     adir = attempt_dir(run_dir, cell)
     if adir.exists():  # a half-done attempt from a crash: start it afresh
@@ -113,7 +114,8 @@ async def run_cell(
     sandbox = None
     try:
         api_key = resolve_api_key(model)
-        sandbox = await DockerSandbox.create(labels={"agentbench.run": run_id, "agentbench.cell": cell.key})
+        labels = {"agentbench.run": run_id, "agentbench.cell": cell.key}
+        sandbox = LazySandbox(lambda: DockerSandbox.create(labels=labels))
         transcript = Transcript(adir / "transcript.jsonl")
         async with ChatClient(model, api_key=api_key, base_url=base_url) as client:
             agent = BuiltinAgent()
@@ -178,6 +180,40 @@ async def run_cell(
     return result
 
 
+async def _preflight_models(models: list[ModelConfig]) -> dict[str, InfraError]:
+    """Preflight every real endpoint at once; the failed ones map to the reason their cells get."""
+    from .models import ChatClient
+    from .models._preflight import preflight
+
+    async def one(model: ModelConfig) -> tuple[str, InfraError | None]:
+        try:
+            async with ChatClient(model, api_key=resolve_api_key(model)) as client:
+                items = await preflight(client)
+        except AgentbenchError as exc:
+            return model.name, InfraError(kind="preflight", message=str(exc))
+        bad = [i for i in items if not i.ok]
+        if not bad:
+            return model.name, None
+        detail = "; ".join(f"{i.name}: {i.detail}" for i in bad)
+        log.warning("preflight.failed", model=model.name, detail=detail)
+        return model.name, InfraError(kind="preflight", message=f"preflight of '{model.name}' failed: {detail}")
+
+    results = await asyncio.gather(*(one(m) for m in models if not m.demo))
+    return {name: err for name, err in results if err is not None}
+
+
+def _infra_result(run_id: str, run_dir: Path, cell: CellRef, task: Task, error: InfraError) -> AttemptResult:
+    result = AttemptResult(
+        run_id=run_id, task=task.id, model=cell.model, repeat=cell.repeat, outcome="infra-error", error=error,
+        limits=task.limits.model_dump(), finished_at=utcnow(),
+    )
+    adir = attempt_dir(run_dir, cell)
+    if adir.exists():
+        shutil.rmtree(adir)
+    write_json(adir / "result.json", result)
+    return result
+
+
 def _resolve_run_dir(out_dir: Path, ref: str) -> Path:
     path = Path(ref)
     if (path / "run.json").is_file():
@@ -235,6 +271,18 @@ async def run(
             summary.skipped += 1
             continue
         todo.append(cell)
+    if options.preflight:
+        failed = await _preflight_models([by_model[n] for n in sorted({c.model for c in todo})])
+        for cell in [c for c in todo if c.model in failed]:
+            res = _infra_result(run_id, run_dir, cell, by_task[cell.task], failed[cell.model])
+            summary.results.append(res)
+            if progress:
+                progress("done", cell, res)
+        todo = [c for c in todo if c.model not in failed]
+    if todo:  # no engine or no image stops the run here, with the command that fixes it
+        from .sandbox import ensure_image
+
+        await asyncio.to_thread(ensure_image)
     demo_needed = any(by_model[c.model].demo for c in todo)
     gate = asyncio.Semaphore(max(1, options.concurrency))
     per_model = {m.name: asyncio.Semaphore(m.max_concurrency) for m in models}

@@ -11,6 +11,7 @@ from ._image import (
     image_exists,
     sweep_containers,
 )
+from ._lazy import LazySandbox
 from ._paths import workspace_path
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "IMAGE_TAG",
     "DockerSandbox",
     "ExecResult",
+    "LazySandbox",
     "Sandbox",
     "SandboxLimits",
     "build_image",
