@@ -87,6 +87,12 @@ def _reasoning_key(msg: dict[str, Any]) -> str | None:
     return None
 
 
+class _Server(ThreadingHTTPServer):
+    # The stdlib default backlog of 5 resets connections when a matrix run opens 16 at once.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class OpenAICompatServer:
     """OpenAI-compatible chat server in a daemon thread (see the module docstring)."""
 
@@ -121,8 +127,7 @@ class OpenAICompatServer:
         if self._httpd is not None:
             return self.base_url
         self._stopping.clear()
-        httpd = ThreadingHTTPServer((self.host, self.port), _make_handler(self))
-        httpd.daemon_threads = True
+        httpd = _Server((self.host, self.port), _make_handler(self))
         self._httpd = httpd
         self.port = httpd.server_address[1]
         self.base_url = f"http://{self.host}:{self.port}/v1"

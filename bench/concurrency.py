@@ -1,0 +1,73 @@
+"""Concurrent matrix runs against a scripted engine that streams at 30 tok/s per request.
+
+16 cells (one model x one task x 16 repeats) through the real runner, client, agent and Docker
+sandboxes, at concurrency 1, 4 and 16. Ideal wall = total model time / concurrency; reported as a
+ratio (target >= 90% of ideal at 16 on a 2-core machine). Checks are off: they have their own bench.
+
+    python bench/concurrency.py [--cells 16] [--tokens 90]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agentbench._logging import configure_logging  # noqa: E402
+from agentbench.config import ModelConfig  # noqa: E402
+from agentbench.models import OpenAICompatServer, Reply  # noqa: E402
+from agentbench.runner import RunOptions, run  # noqa: E402
+from agentbench.tasks import load_task  # noqa: E402
+
+TOK_S = 30.0
+CONCURRENCY = (1, 4, 16)
+
+
+def make_engine(tokens: int):
+    page = "<!doctype html><p>" + "x" * (tokens * 4 - 40) + "</p>"  # ~4 chars per streamed token
+
+    def engine(body: dict[str, Any]) -> Reply:
+        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        name, args = ("write_file", {"path": "index.html", "content": page}) if turn == 0 else (
+            "finish", {"summary": "ok"})
+        return Reply(message={"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{turn}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]},
+            finish_reason="tool_calls", tokens_per_s=TOK_S)
+
+    return engine
+
+
+async def main(cells: int, tokens: int) -> None:
+    configure_logging(0)
+    task = load_task("todo")
+    with OpenAICompatServer(make_engine(tokens), models=["m"]) as url:
+        model = ModelConfig(name="engine", base_url=url, model="m", max_concurrency=cells, request_timeout_s=600)
+        print(f"{cells} cells, ~{tokens + 10} streamed tokens per cell at {TOK_S:.0f} tok/s per request")
+        print(f"{'concurrency':>11} {'wall s':>8} {'model s':>8} {'ideal s':>8} {'of ideal':>9}")
+        for conc in CONCURRENCY:
+            with tempfile.TemporaryDirectory() as tmp:
+                t0 = time.monotonic()
+                summary = await run([model], [task], RunOptions(out_dir=Path(tmp), repeats=cells, concurrency=conc,
+                                                                 checks=False, preflight=False))
+                wall = time.monotonic() - t0
+            bad = [(r.outcome, r.agent.stop_reason, r.agent.tool_errors, r.error and r.error.message)
+                   for r in summary.results if r.outcome != "scored"]
+            model_s = sum(r.speed.model_wall_s for r in summary.results)
+            ideal = model_s / conc
+            print(f"{conc:>11} {wall:>8.2f} {model_s:>8.1f} {ideal:>8.2f} {ideal / wall:>8.0%}"
+                  + (f"  (non-scored: {bad})" if bad else ""))
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--cells", type=int, default=16)
+    p.add_argument("--tokens", type=int, default=90)
+    a = p.parse_args()
+    asyncio.run(main(a.cells, a.tokens))
