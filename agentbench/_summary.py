@@ -19,7 +19,8 @@ _STYLE = {"pass": "green", "fail": "red", "error": "yellow", "skip": "dim"}
 
 
 @contextlib.contextmanager
-def progress_reporter(console: Console, total: int | None, *, disabled: bool = False) -> Iterator:
+def progress_reporter(console: Console, totals: dict[str, int] | None, *, disabled: bool = False) -> Iterator:
+    """Progress per model and overall; ``totals`` maps model name to its cell count (None: unknown)."""
     if disabled:
         yield None
         return
@@ -27,20 +28,33 @@ def progress_reporter(console: Console, total: int | None, *, disabled: bool = F
         SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console, transient=False,
     ) as progress:
-        bar = progress.add_task("run", total=total)
-        running: set[str] = set()
+        overall = progress.add_task("all", total=sum(totals.values()) if totals else None)
+        bars: dict[str, int] = {}
+        running: dict[str, set[str]] = {}
+
+        def bar(model: str) -> int:
+            if model not in bars:
+                bars[model] = progress.add_task(model, total=(totals or {}).get(model))
+                running[model] = set()
+            return bars[model]
+
+        for name in totals or {}:
+            bar(name)
 
         def report(event: str, cell: CellRef, result: AttemptResult | None) -> None:
+            b = bar(cell.model)
             if event == "start":
-                running.add(cell.key)
+                running[cell.model].add(f"{cell.task}/r{cell.repeat}")
             else:
-                running.discard(cell.key)
-                progress.advance(bar)
+                running[cell.model].discard(f"{cell.task}/r{cell.repeat}")
+                progress.advance(b)
+                progress.advance(overall)
                 if result is not None:
-                    verdict = result.verdict or result.outcome
+                    verdict = result.verdict or ""
                     progress.console.print(escape(f"  {cell.key}: {result.outcome} {verdict} ({result.wall_s:.1f}s)"),
                                            highlight=False)
-            progress.update(bar, description=", ".join(sorted(running)) or "run")
+            now = ", ".join(sorted(running[cell.model]))
+            progress.update(b, description=f"{cell.model}" + (f" [{escape(now)}]" if now else ""))
 
         yield report
 

@@ -79,8 +79,8 @@ def run_cmd(
         options = RunOptions(out_dir=out_dir, repeats=repeats, concurrency=concurrency, max_tokens=max_tokens,
                              resume=resume, retry_infra=retry == "infra", checks=checks,
                              preflight=preflight)
-        total = len(models) * len(tasks) * (repeats if not resume else 1)
-        with progress_reporter(err, total if not resume else None, disabled=json_out) as progress:
+        totals = None if resume else {m.name: len(tasks) * repeats for m in models}
+        with progress_reporter(err, totals, disabled=json_out) as progress:
             summary = asyncio.run(run(models, tasks, options, progress=progress))
     except KeyboardInterrupt:
         err.print("[yellow]Interrupted.[/] Finish it later with `agentbench run --resume RUN_ID`.")
