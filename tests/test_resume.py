@@ -74,3 +74,25 @@ def test_sigkill_then_resume(tmp_path: Path, kill_after_s: float, docker_client)
     # No container of this run is left behind.
     left = docker_client.containers.list(all=True, filters={"label": f"agentbench.run={run_dir.name}"})
     assert left == []
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path, docker_client) -> None:
+    out = tmp_path / "runs"
+    proc = subprocess.Popen(_cmd(*ARGS, "--out", str(out)), cwd=tmp_path, env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not list(out.glob("*/*/*/r1/transcript.jsonl")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "agentbench run --resume" in stderr
+    (run_dir,) = [p for p in out.iterdir() if p.is_dir()]
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
+    assert not list(run_dir.rglob("*.tmp"))
+    left = docker_client.containers.list(all=True, filters={"label": f"agentbench.run={run_dir.name}"})
+    assert left == []
+    resumed = subprocess.run(_cmd("run", "--resume", run_dir.name, "--out", str(out)), cwd=tmp_path, env=_env(),
+                             capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert all(r.outcome == "scored" for r in _check_run(run_dir))

@@ -1,0 +1,215 @@
+"""``agentbench open``: serve the report on 127.0.0.1 with a small JSON API for human verdicts.
+
+The page is rendered afresh on every GET, so a verdict survives a reload.  Untrusted artefacts
+run in the page's sandboxed iframes (opaque origin); the API therefore accepts a POST only with
+the page's token header, a JSON body, our own Host and, when sent, our own Origin, so an
+artefact (Origin ``null``) or another local site cannot record verdicts.  Files under the run
+folders (transcripts, evidence) are served read-only with a ``sandbox`` CSP, never same-origin.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import secrets
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Self
+from urllib.parse import quote, unquote, urlsplit
+
+import structlog
+
+from ..errors import AgentbenchError
+from ._load import LoadedRun, load_runs
+from ._render import render_report
+from ._verdicts import compute_ledger, load_verdicts, record_verdict
+
+__all__ = ["ReportServer", "serve_until_interrupted"]
+
+log = structlog.get_logger()
+MAX_BODY = 64 * 1024
+_TEXT = {".jsonl", ".json", ".log", ".txt", ".md"}
+
+
+class ReportServer:
+    """The report and its verdict API on ``127.0.0.1`` (port 0: a free one), in a daemon thread.
+
+    Use as a context manager, or ``start()`` / ``stop()``.  ``url`` is set once started.
+    """
+
+    def __init__(self, run_dirs: list[Path], *, host: str = "127.0.0.1", port: int = 0) -> None:
+        load_runs(run_dirs)  # fail now, with the store's message, not on the first request
+        self.run_dirs = list(run_dirs)
+        self.token = secrets.token_urlsafe(24)
+        self._host, self._port = host, port
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        if self._httpd is None:
+            raise AgentbenchError("The report server is not running; call start() first.")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def start(self) -> ReportServer:
+        handler = type("Handler", (_Handler,), {"app": self})
+        self._httpd = ThreadingHTTPServer((self._host, self._port), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="agentbench-report", daemon=True)
+        self._thread.start()
+        log.info("report.serve", url=self.url)
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- what the handler calls ------------------------------------------------------------------
+
+    def runs(self) -> list[LoadedRun]:
+        return load_runs(self.run_dirs)
+
+    def run_dir(self, run_id: str) -> Path | None:
+        for run in self.runs():
+            if run.run_id == run_id:
+                return run.run_dir
+        return None
+
+    def page(self) -> str:
+        def link(run: LoadedRun, path: Path) -> str:
+            rel = path.resolve().relative_to(run.run_dir.resolve()).as_posix()
+            return f"/files/{quote(run.run_id, safe='')}/{quote(rel)}"
+
+        # Served, the page links evidence images instead of inlining them: it stays light to reload.
+        return render_report(self.runs(), link, api_token=self.token, embed_images=False)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    app: ReportServer
+    server_version = "agentbench-report"
+
+    def log_message(self, fmt: str, *args: Any) -> None:
+        log.debug("report.http", line=fmt % args)
+
+    # ---- replies -----------------------------------------------------------------------------------
+
+    def _send(self, status: int, body: bytes, ctype: str, extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status: int, obj: Any) -> None:
+        self._send(status, json.dumps(obj).encode(), "application/json")
+
+    def _error(self, status: int, message: str) -> None:
+        self._json(status, {"error": message})
+
+    def _own_host(self) -> bool:
+        # A DNS-rebound name pointing at 127.0.0.1 still sends its own Host: refuse it.
+        port = self.server.server_address[1]
+        return self.headers.get("Host", "") in (f"127.0.0.1:{port}", f"localhost:{port}")
+
+    # ---- routes ------------------------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        if not self._own_host():
+            return self._error(HTTPStatus.FORBIDDEN, "unexpected Host header")
+        path = urlsplit(self.path).path
+        try:
+            if path in ("/", "/index.html", "/report.html"):
+                return self._send(HTTPStatus.OK, self.app.page().encode(), "text/html; charset=utf-8")
+            if path == "/api/verdicts":
+                return self._json(HTTPStatus.OK, {r.run_id: load_verdicts(r.run_dir).model_dump(mode="json")
+                                                  for r in self.app.runs()})
+            if path == "/api/ledger":
+                return self._json(HTTPStatus.OK, compute_ledger(self.app.runs()).model_dump(mode="json"))
+            if path.startswith("/files/"):
+                return self._file(path[len("/files/"):])
+        except AgentbenchError as exc:
+            return self._error(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc))
+        self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
+
+    do_HEAD = do_GET
+
+    def _file(self, rest: str) -> None:
+        run_id, _, rel = rest.partition("/")
+        run_dir = self.app.run_dir(unquote(run_id))
+        if run_dir is None or not rel:
+            return self._error(HTTPStatus.NOT_FOUND, "no such run or file")
+        base = run_dir.resolve()
+        target = (base / unquote(rel)).resolve()
+        if not target.is_relative_to(base) or not target.is_file() or target.name.startswith("."):
+            return self._error(HTTPStatus.NOT_FOUND, "no such file in the run")
+        ctype = ("text/plain; charset=utf-8" if target.suffix in _TEXT
+                 else mimetypes.guess_type(target.name)[0] or "application/octet-stream")
+        # An artefact opened straight from here must not run same-origin with the API.
+        self._send(HTTPStatus.OK, target.read_bytes(), ctype, {"Content-Security-Policy": "sandbox allow-scripts"})
+
+    def do_POST(self) -> None:
+        path = urlsplit(self.path).path
+        if path != "/api/verdict":
+            return self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {path}")
+        port = self.server.server_address[1]
+        origin = self.headers.get("Origin")
+        if not self._own_host() or (origin is not None and origin not in
+                                    (f"http://127.0.0.1:{port}", f"http://localhost:{port}")):
+            return self._error(HTTPStatus.FORBIDDEN, "verdicts are recorded only from the report page")
+        if not secrets.compare_digest(self.headers.get("X-Agentbench-Token", ""), self.app.token):
+            return self._error(HTTPStatus.FORBIDDEN, "missing or wrong X-Agentbench-Token")
+        if not self.headers.get("Content-Type", "").startswith("application/json"):
+            return self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
+        length = int(self.headers.get("Content-Length") or 0)
+        if length <= 0 or length > MAX_BODY:
+            return self._error(HTTPStatus.BAD_REQUEST, f"body must be 1..{MAX_BODY} bytes")
+        try:
+            body = json.loads(self.rfile.read(length))
+            run_dir = self.app.run_dir(str(body["run"]))
+            if run_dir is None:
+                return self._error(HTTPStatus.NOT_FOUND, f"no run '{body['run']}' in this report")
+            saved = record_verdict(run_dir, str(body["task"]), str(body["model"]), int(body["repeat"]),
+                                   str(body["verdict"]), str(body.get("note") or ""))
+        except (ValueError, KeyError, TypeError) as exc:
+            return self._error(HTTPStatus.BAD_REQUEST, f"expected {{run, task, model, repeat, verdict, note}}: {exc}")
+        except AgentbenchError as exc:
+            return self._error(HTTPStatus.BAD_REQUEST, str(exc))
+        log.info("report.verdict", run=body["run"], cell=f"{saved.task}/{saved.model}/r{saved.repeat}",
+                 verdict=saved.verdict)
+        self._json(HTTPStatus.OK, {"ok": True, "verdict": saved.model_dump(mode="json")})
+
+
+def serve_until_interrupted(run_dirs: list[Path], *, port: int = 0, browser: bool = True,
+                            echo: Any = print) -> None:
+    """Serve the report until Ctrl-C: print the URL and, if asked, open it in the default browser."""
+    import webbrowser
+
+    with ReportServer(run_dirs, port=port) as server:
+        echo(f"Report at {server.url}  (Ctrl-C to stop)")
+        if browser:
+            try:
+                webbrowser.open(server.url)
+            except webbrowser.Error:
+                pass  # no browser here: the URL is printed
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            echo("stopped")
