@@ -1,0 +1,7 @@
+"""`python -m agentbench`."""
+
+import sys
+
+from agentbench.cli import app
+
+sys.exit(app())
