@@ -7,9 +7,10 @@ a defect is ``fail``, a control it cannot find is ``error`` with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from .._model import CheckResult
 
@@ -23,7 +24,7 @@ __all__ = ["PROBES", "ProbeContext", "ProbeFn", "task_probes"]
 class ProbeContext:
     """What a task's probes get: an open browser, the artefact and where to put evidence."""
 
-    harness: "BrowserHarness"
+    harness: BrowserHarness
     artefact_dir: Path
     entry: str
     evidence_dir: Path  # files written here; Evidence.path is relative to evidence_dir.parent
