@@ -129,8 +129,7 @@ async def run_cell(
                     await sandbox.copy_out(adir / "artefact")
                 # The agent's container is done with: checks get fresh ones, so nothing the agent
                 # left behind (a wrapper on PATH, a background process) can sway a verdict.
-                with contextlib.suppress(Exception):
-                    await sandbox.close()
+                _close_later(sandbox)
                 sandbox = None
         result.artefact_path = "artefact"
         result.agent = AgentSummary(
@@ -178,6 +177,26 @@ async def run_cell(
     result.finished_at = utcnow()
     write_json(adir / "result.json", result)
     return result
+
+
+_CLOSING: set[asyncio.Task[None]] = set()
+
+
+def _close_later(sandbox: Any) -> None:
+    """Remove a finished sandbox off the critical path; ``_drain_closes`` awaits them all."""
+
+    async def close() -> None:
+        with contextlib.suppress(Exception):
+            await sandbox.close()
+
+    task = asyncio.ensure_future(close())
+    _CLOSING.add(task)
+    task.add_done_callback(_CLOSING.discard)
+
+
+async def _drain_closes() -> None:
+    while _CLOSING:
+        await asyncio.gather(*list(_CLOSING), return_exceptions=True)
 
 
 async def _preflight_models(models: list[ModelConfig]) -> dict[str, InfraError]:
@@ -311,6 +330,8 @@ async def run(
             manifest.updated_at = utcnow()
             write_json(run_dir / "run.json", manifest)
             raise
+        finally:
+            await asyncio.shield(_drain_closes())
     manifest.status = "completed"
     manifest.updated_at = utcnow()
     write_json(run_dir / "run.json", manifest)
