@@ -1,0 +1,385 @@
+"""Finding and using controls the way a person does, for the to-do and converter probes.
+
+Reading goes through ``_find.js`` (read-only DOM queries that name elements by a CSS path);
+every input is real: ``locator.click()`` (the mouse at the element), ``select_option`` on a
+``<select>``, ``keyboard.type`` into a field focused by a click, select-all + Backspace to clear.
+Nothing here sets ``.value`` or dispatches events from JavaScript.
+
+Also here: unit and category names as words or symbols ("Kilometre (km)", "°F", "lbs") and
+numbers as pages print them ("1,000.5", "1.2e-3", "4.8 × 10³").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import time
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from ...errors import CheckError
+from .._model import CheckResult, Evidence
+from ._page import PageBroken
+from ._registry import ProbeContext
+
+if TYPE_CHECKING:
+    from ._page import PageSession
+
+_log = structlog.get_logger()
+
+__all__ = [
+    "CATEGORIES",
+    "Number",
+    "category_of",
+    "click",
+    "dom",
+    "hover",
+    "mouse_away",
+    "page_exceptions",
+    "parse_numbers",
+    "press",
+    "run_check",
+    "select_index",
+    "settle",
+    "type_into",
+    "unit_mentions",
+    "unit_of",
+    "value",
+]
+
+_JS = Path(__file__).with_name("_find.js").read_text(encoding="utf-8")
+_ACTION_TIMEOUT_MS = 2500
+_ANIMATION_WAIT_S = 2.0  # at most per read
+_ANIMATION_BUDGET_S = 8.0  # at most per page: a page that never stops animating is read as it is
+_CHECK_LIMIT_S = 30.0  # per check; the harness gives all of a task's checks 240 s
+_animation_budget: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+
+
+# The library is installed once per document as a hidden global and re-installed after a reload;
+# each read also counts running CSS animations, which run in real time, not on the virtual clock.
+_MISSING = "__ab_find_missing__"
+_CALL = (
+    "(a) => { const ab = window.__abFind; if (!ab) return " + repr(_MISSING) + "; "
+    "return { r: ab[a.fn](a.arg), anim: ab.animating() }; }"
+)
+_INSTALL = (
+    "(a) => {\n" + _JS + "\nObject.defineProperty(window, '__abFind', { value: AB, configurable: true });"
+    "\nreturn { r: AB[a.fn](a.arg), anim: AB.animating() }; }"
+)
+
+
+async def _call(session: PageSession, fn: str, arg: Any) -> dict[str, Any]:
+    out = await session.eval(_CALL, {"fn": fn, "arg": arg})
+    if out == _MISSING:
+        out = await session.eval(_INSTALL, {"fn": fn, "arg": arg})
+    return out
+
+
+async def dom(session: PageSession, fn: str, arg: Any = None) -> Any:
+    """Call ``AB.<fn>(arg)`` from _find.js in the page (read-only) and return its JSON result.
+
+    While CSS animations or transitions run (a task fading in starts at opacity 0, a row removed
+    on ``transitionend`` lingers) the read waits for them, in real time and bounded.
+    """
+    budget = _animation_budget.get(session, _ANIMATION_BUDGET_S)
+    deadline = time.monotonic() + min(_ANIMATION_WAIT_S, budget)
+    while True:
+        try:
+            out = await _call(session, fn, arg)
+        except PageBroken:
+            raise
+        except Exception as exc:  # an app may navigate (a form submitting) mid-probe
+            if "context was destroyed" not in str(exc) and "navigat" not in str(exc).lower():
+                raise
+            await session.advance(0.05)  # the harness waits for the new document and resyncs its clock
+            out = await _call(session, fn, arg)
+        if not out["anim"] or time.monotonic() > deadline:
+            _animation_budget[session] = budget
+            return out["r"]
+        budget -= 0.1
+        await asyncio.sleep(0.05)
+        await session.advance(0.05)  # transitionend/animationend handlers may start timers
+
+
+async def settle(session: PageSession, seconds: float = 0.3) -> None:
+    """Let the page's (virtual) timers run, e.g. a debounced handler, before reading."""
+    await session.advance(seconds)
+    if session.broken:
+        raise PageBroken(session.broken)
+
+
+async def _act(session: PageSession, action: Awaitable[Any], what: str) -> None:
+    """Run one real input under the harness's hard limit (a handler may loop forever)."""
+    try:
+        await session.run_limited(action, timeout_s=_ACTION_TIMEOUT_MS / 1000 + 2, what=what)
+    except PageBroken:
+        raise
+    except Exception as exc:
+        raise CheckError(f"could not {what}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+
+
+async def click(session: PageSession, path: str, what: str) -> None:
+    """Click an element with the real mouse at its centre (scrolled into view first)."""
+    await _act(session, session.page.locator(path).click(timeout=_ACTION_TIMEOUT_MS), f"click {what}")
+
+
+async def hover(session: PageSession, path: str, what: str) -> None:
+    """Move the real mouse over an element (reveals controls shown on hover)."""
+    await _act(session, session.page.locator(path).hover(timeout=_ACTION_TIMEOUT_MS), f"hover over {what}")
+
+
+async def mouse_away(session: PageSession) -> None:
+    """Move the mouse to the page corner so hover styling does not read as state."""
+    await _act(session, session.page.mouse.move(1, 1), "move the mouse away")
+
+
+async def select_index(session: PageSession, path: str, index: int, what: str) -> None:
+    """Choose option `index` of a <select>, as a person picking it from the list."""
+    await _act(
+        session,
+        session.page.locator(path).select_option(index=index, timeout=_ACTION_TIMEOUT_MS),
+        f"choose {what}",
+    )
+
+
+async def type_into(session: PageSession, path: str, text: str, what: str, *, clear: bool = True) -> None:
+    """Click a field to focus it, clear it with select-all + Backspace, then type `text` key by key."""
+    await click(session, path, what)
+    keyboard = session.page.keyboard
+    if clear:
+        await _act(session, keyboard.press("Control+A"), "select the field's text")
+        await _act(session, keyboard.press("Backspace"), "clear the field")
+    else:
+        await _act(session, keyboard.press("End"), "move to the end of the field")  # the click may land mid-text
+    if text:
+        await _act(session, keyboard.type(text), f"type {text!r}")
+
+
+async def press(session: PageSession, key: str) -> None:
+    """Press a key on whatever has focus."""
+    await _act(session, session.page.keyboard.press(key), f"press {key}")
+
+
+# ---- units and categories ------------------------------------------------------------------
+
+CATEGORIES = {
+    "length": re.compile(r"\b(length|distance)s?\b"),
+    "weight": re.compile(r"\b(weight|mass)(es)?\b"),
+    "temperature": re.compile(r"\btemp(erature)?s?\b"),
+}
+
+# unit id -> (category, names as a word regex, symbols as whole tokens)
+_UNITS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "m": ("length", r"met(?:er|re)s?", ("m",)),
+    "km": ("length", r"kilomet(?:er|re)s?", ("km", "kms")),
+    "cm": ("length", r"centimet(?:er|re)s?", ("cm",)),
+    "mm": ("length", r"millimet(?:er|re)s?", ("mm",)),
+    "mi": ("length", r"(?<!nautical )miles?", ("mi",)),
+    "yd": ("length", r"yards?", ("yd", "yds")),
+    "ft": ("length", r"foot|feet", ("ft",)),
+    "in": ("length", r"inch(?:es)?", ("in",)),
+    "kg": ("weight", r"kilo(?:gram(?:me)?s?)?", ("kg", "kgs")),
+    "g": ("weight", r"gram(?:me)?s?", ("g", "gr")),
+    "mg": ("weight", r"milligram(?:me)?s?", ("mg",)),
+    "lb": ("weight", r"pounds?", ("lb", "lbs")),
+    "oz": ("weight", r"ounces?", ("oz",)),
+    "t": ("weight", r"tonnes?|metric tons?|(?<!short )(?<!long )(?<!us )tons?", ("t",)),
+    "C": ("temperature", r"celsius|centigrade", ("c", "degc")),
+    "F": ("temperature", r"fahrenheit", ("f", "degf")),
+    "K": ("temperature", r"kelvins?", ("k",)),
+}
+_WORD = {u: re.compile(rf"(?<![^\W\d_])(?:{w})(?![^\W\d_])") for u, (_, w, _) in _UNITS.items()}
+_TOKEN = re.compile(r"[^\W\d_]+")
+
+
+def _clean(text: str) -> str:
+    return text.lower().replace("℃", "°c").replace("℉", "°f").replace("º", "°").replace("\u00a0", " ")
+
+
+def unit_of(*texts: str, category: str | None = None) -> str | None:
+    """The one unit a control's label names ("Kilometre (km)" -> "km"), else None.
+
+    Each text is tried in turn (an option's label, then its value); a text naming several units
+    says nothing.
+    """
+    for text in texts:
+        found = {u for u, _, _ in unit_mentions(text, category=category, loose=True)}
+        if len(found) == 1:
+            return found.pop()
+    return None
+
+
+def unit_mentions(text: str, *, category: str | None = None, loose: bool = False) -> list[tuple[str, int, int]]:
+    """Units named in `text` as (unit, start, end), in order.
+
+    Names ("metres") count anywhere. Symbols ("m", "in", "t") are ordinary words too, so in free
+    text (loose=False) they count only next to a number, in brackets, before ":"/"=", or as the
+    first word of a short text; in a control's label (loose=True) any whole token counts.
+    """
+    t = _clean(text)
+    out: dict[tuple[int, int], str] = {}
+    for unit, (cat, _, _symbols) in _UNITS.items():
+        if category and cat != category:
+            continue
+        for m in _WORD[unit].finditer(t):
+            out[(m.start(), m.end())] = unit
+    tokens = list(_TOKEN.finditer(t))
+    for i, tok in enumerate(tokens):
+        if any(s <= tok.start() < e for s, e in out):
+            continue
+        for unit, (cat, _, symbols) in _UNITS.items():
+            if (category and cat != category) or tok.group() not in symbols:
+                continue
+            before, after = t[: tok.start()].rstrip(" °"), t[tok.end() :].lstrip()
+            ok = loose or (
+                before[-1:].isdigit()
+                or before.endswith("(")
+                or after[:1] in {")", ":", "="}
+                or (i == 0 and len(t) <= 40)
+            )
+            if ok:
+                out[(tok.start(), tok.end())] = unit
+    return [(u, s, e) for (s, e), u in sorted(out.items())]
+
+
+def category_of(*texts: str) -> str | None:
+    """The category a label names ("📏 Length" -> "length"), else None."""
+    for text in texts:
+        found = [c for c, rx in CATEGORIES.items() if rx.search(text.lower())]
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
+# ---- numbers as shown ----------------------------------------------------------------------
+
+_SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_NUM = re.compile(
+    r"(?<![\w.])(?P<sign>[-+−])?"
+    r"(?P<int>\d{1,3}(?:[,\u202f]\d{3})+(?!\d)|\d+)?(?P<frac>\.\d+)?"
+    r"(?:\s*(?:[eE](?P<exp>[-+−]?\d+)|[×x·*]\s*10\s*\^?\s*(?P<exp2>[-+−]?\d+)))?"
+)
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number as printed: its value, where it stood, and half a unit of its last shown digit."""
+
+    value: float
+    start: int
+    end: int
+    text: str
+    half_step: float
+
+
+def parse_numbers(text: str) -> list[Number]:
+    """Every number printed in `text`: thousands separators, exponents, "× 10⁻³", "−" minus."""
+    t = text.translate(_SUPER).replace("\u00a0", " ")
+    out: list[Number] = []
+    for m in _NUM.finditer(t):
+        if not (m.group("int") or m.group("frac")):
+            continue
+        digits = (m.group("int") or "0").replace(",", "").replace("\u202f", "")
+        frac = m.group("frac") or ""
+        exp_s = (m.group("exp") or m.group("exp2") or "0").replace("−", "-")
+        exp = int(exp_s)
+        try:
+            value = float(f"{digits}{frac}") * 10.0**exp
+        except OverflowError:
+            value = math.inf
+        if m.group("sign") in {"-", "−"}:
+            value = -value
+        decimals = max(len(frac) - 1, 0)
+        out.append(Number(value, m.start(), m.end(), m.group(0), 0.5 * 10.0 ** (exp - decimals)))
+    return out
+
+
+# ---- running one check in its own page -------------------------------------------------------
+
+CheckBody = Callable[["PageSession"], Awaitable[CheckResult]]
+
+
+def page_exceptions(errors: list[str]) -> list[str]:
+    """Uncaught exceptions among a session's errors (console.error lines are not exceptions)."""
+    return [e for e in errors if not e.lower().startswith(("console", "[console"))]
+
+
+def value(label: str, data: Any) -> Evidence:
+    """An inline evidence value (a table as a list of dicts, a list of items...)."""
+    return Evidence(kind="value", label=label, value=data)
+
+
+async def run_check(ctx: ProbeContext, check_id: str, body: CheckBody) -> CheckResult:
+    """Run one check in a fresh page (own context, own storage) and turn what happened into a result.
+
+    A CheckError from the body (a control not found) is ``error``; exceptions the page threw while
+    being used make the check ``fail`` with them as evidence, whatever the body concluded; a page
+    that navigated away or hung under real input is the app's fault (``fail``); anything else is a
+    harness gap (``error``). The page's errors are added to ``ctx.page_errors``.
+    """
+    started = time.monotonic()
+    session = None
+    try:
+        session = await ctx.harness.open(ctx.artefact_dir, ctx.entry)
+        seen = len(session.errors)
+        try:
+            if session.broken:
+                raise PageBroken(session.broken)
+            result = await asyncio.wait_for(body(session), _CHECK_LIMIT_S)
+        except TimeoutError:
+            result = CheckResult(
+                id=check_id, status="error", detail=f"the check did not finish within {_CHECK_LIMIT_S:g} s"
+            )
+        except PageBroken as exc:
+            result = CheckResult(id=check_id, status="fail", detail=f"the page broke while being used: {exc}")
+        except CheckError as exc:
+            result = CheckResult(id=check_id, status="error", detail=str(exc))
+        except Exception as exc:  # noqa: BLE001 - a probe must end in a verdict, never raise
+            text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            if getattr(session, "hung", False):
+                result = CheckResult(id=check_id, status="fail", detail=f"the page stopped responding ({text})")
+            elif "context was destroyed" in text or "navigat" in text.lower():
+                result = CheckResult(
+                    id=check_id, status="fail", detail=f"the page navigated away while being used ({text})"
+                )
+            else:
+                _log.warning("probe error", check=check_id, error=text)
+                result = CheckResult(id=check_id, status="error", detail=f"probe failed: {text}")
+        thrown = page_exceptions(session.errors[seen:])
+        if thrown:
+            result.status = "fail"
+            result.detail = f"the page threw {len(thrown)} exception(s) while being used, first: {thrown[0]}" + (
+                f"; {result.detail}" if result.detail else ""
+            )
+            counts: dict[str, int] = {}
+            for msg in thrown:
+                counts[msg] = counts.get(msg, 0) + 1
+            result.evidence.append(value("page exceptions", [{"error": m, "times": n} for m, n in counts.items()][:10]))
+        if result.status == "fail":
+            try:
+                path, rel = ctx.evidence_path(f"{check_id}.png")
+                path.write_bytes(await session.screenshot())
+                result.evidence.append(Evidence(kind="file", label="page at the end of the check", path=rel))
+            except Exception as exc:  # noqa: BLE001 - evidence is best effort
+                _log.info("no screenshot", check=check_id, error=str(exc))
+    except CheckError as exc:
+        result = CheckResult(id=check_id, status="error", detail=f"could not open the page: {exc}")
+    except Exception as exc:  # noqa: BLE001
+        result = CheckResult(
+            id=check_id, status="error", detail=f"could not open the page: {type(exc).__name__}: {exc}"
+        )
+    finally:
+        if session is not None:
+            ctx.page_errors.extend(e for e in session.errors if e not in ctx.page_errors)
+            try:
+                await session.close()
+            except Exception as exc:  # noqa: BLE001 - closing is best effort
+                _log.info("page close failed", check=check_id, error=str(exc))
+    result.duration_s = round(time.monotonic() - started, 3)
+    return result

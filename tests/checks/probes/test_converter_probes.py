@@ -1,0 +1,97 @@
+"""The converter probes on real Chromium: artefacts written the way different models write them.
+
+Every check id has at least one artefact that must fail it and one that must pass it: select vs
+tabs vs radios vs links for the category; selects, radio groups, a table of every unit or one
+field per unit for the units; live, debounced or Convert-button results.
+"""
+
+from __future__ import annotations
+
+import pytest
+import pytest_asyncio
+from _probe_helpers import ProbeRuns, explain
+
+from agentbench.checks.browser import BrowserHarness
+from agentbench.checks.browser._converter import CHECK_IDS, probe_converter
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+GOOD = [
+    "converter/good_select_output.html",
+    "converter/good_tabs_table.html",
+    "converter/good_radios_readonly.html",
+    "converter/good_fields_per_unit.html",
+    "converter/good_div_tabs_slow_debounce.html",
+    "demo:careful/converter",
+]
+BROKEN = {
+    "converter/bad_button_only.html": {"live-update": "fail", "length": "pass", "temperature": "pass"},
+    "converter/bad_typeerror_length.html": {"length": "fail", "weight": "fail", "temperature": "pass"},
+    "converter/bad_no_offset.html": {"temperature": "fail", "length": "pass"},
+    "converter/bad_nan_empty.html": {"bad-input": "fail", "live-update": "pass"},
+    "converter/bad_wrong_factors.html": {"length": "fail", "weight": "fail", "bad-input": "pass"},
+    "demo:rushed/converter": {"length": "fail", "weight": "fail", "temperature": "pass"},
+}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def runs(chromium_path: str, tmp_path_factory: pytest.TempPathFactory):
+    async with BrowserHarness(chromium_path) as harness:
+        yield ProbeRuns(harness, tmp_path_factory.mktemp("converter-evidence"), probe_converter)
+
+
+async def test_every_check_has_a_failing_and_a_passing_artefact() -> None:
+    failing = {c for checks in BROKEN.values() for c, s in checks.items() if s == "fail"}
+    assert set(CHECK_IDS) <= failing
+
+
+@pytest.mark.parametrize("spec", GOOD)
+async def test_good_converters_pass_every_check(runs: ProbeRuns, spec: str) -> None:
+    results, _ = await runs.run(spec)
+    assert list(results) == list(CHECK_IDS)
+    assert all(r.status == "pass" for r in results.values()), explain(results)
+    assert all(r.evidence for r in results.values())
+
+
+@pytest.mark.parametrize("spec", list(BROKEN))
+async def test_broken_converters_fail_what_they_break(runs: ProbeRuns, spec: str) -> None:
+    expected = BROKEN[spec]
+    results, _ = await runs.run(spec, expected)
+    assert {c: r.status for c, r in results.items()} == expected, explain(results)
+
+
+async def test_exceptions_on_keystrokes_are_the_evidence(runs: ProbeRuns) -> None:
+    results, ctx = await runs.run("demo:rushed/converter", BROKEN["demo:rushed/converter"])
+    length = results["length"]
+    assert "TypeError" in length.detail
+    thrown = next(e.value for e in length.evidence if e.label == "page exceptions")
+    assert "TypeError" in thrown[0]["error"] and thrown[0]["times"] >= 1
+    assert any("TypeError" in e for e in ctx.page_errors)
+    assert not any(e.label == "page exceptions" for e in results["temperature"].evidence)
+
+
+async def test_conversion_evidence_is_expected_vs_shown(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("converter/bad_no_offset.html", BROKEN["converter/bad_no_offset.html"])
+    rows = next(e.value for e in results["temperature"].evidence if e.label == "conversions")
+    c_to_f = next(r for r in rows if r["typed"] == "37 C" and r["to"] == "F")
+    assert c_to_f["expected"] == pytest.approx(98.6) and c_to_f["shown"] == pytest.approx(66.6)
+    assert c_to_f["ok"] is False
+    assert any(r["typed"].startswith("-") for r in rows)  # a negative temperature is covered
+
+
+async def test_convert_button_only_is_named_in_the_verdict(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("converter/bad_button_only.html", BROKEN["converter/bad_button_only.html"])
+    assert "Convert" in results["live-update"].detail
+    assert results["length"].data["commit"] == "button"
+
+
+async def test_nan_evidence_names_the_input(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("converter/bad_nan_empty.html", BROKEN["converter/bad_nan_empty.html"])
+    rows = results["bad-input"].evidence[0].value
+    assert any(r["typed"] == "(empty)" and "NaN" in r["nonsense shown"] for r in rows)
+
+
+async def test_a_page_without_units_is_an_error_not_a_fail(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("converter/gap_no_units.html", ["length", "weight", "temperature"])
+    assert {r.status for r in results.values()} == {"error"}, explain(results)
+    assert "units" in results["length"].detail

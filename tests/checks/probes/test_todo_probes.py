@@ -1,0 +1,110 @@
+"""The to-do probes on real Chromium: artefacts written the way different models write them.
+
+Every check id has at least one artefact that must fail it and one that must pass it. The probe
+runs once per artefact (cached); a broken fixture runs only the checks it is built to break
+(plus one it must still pass, to catch over-eager failures).
+"""
+
+from __future__ import annotations
+
+import pytest
+import pytest_asyncio
+from _probe_helpers import ProbeRuns, artefact, explain
+
+from agentbench.checks.browser import BrowserHarness
+from agentbench.checks.browser._todo import CHECK_IDS, TASKS, probe_todo
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+GOOD = [
+    "todo/good_plain.html",
+    "todo/good_class_hover_delete.html",
+    "todo/good_divs_click_text.html",
+    "todo/good_table_select_opacity.html",
+    "todo/good_animated_newest_first.html",
+    "demo:careful/todo",
+]
+# artefact -> {check: expected status}; only these checks run on it
+BROKEN = {
+    "todo/bad_enter_twice.html": {"add": "fail", "empty-input": "fail", "escaping": "pass"},
+    "todo/bad_button_only.html": {"add": "fail", "complete": "pass"},
+    "todo/bad_checkbox_unbound.html": {"complete": "fail", "filter": "fail", "add": "pass"},
+    "todo/bad_all_filter.html": {"filter": "fail", "complete": "pass", "delete": "pass"},
+    "todo/bad_delete_index.html": {"delete": "fail", "filter": "pass"},
+    "todo/bad_saves_never_loads.html": {"persistence": "fail", "complete": "pass"},
+    "todo/bad_innerhtml.html": {"escaping": "fail", "add": "pass"},
+    "todo/bad_adds_blank.html": {"empty-input": "fail", "delete": "pass"},
+    # good, but easy to misjudge: a cut-off field and a message row inside the list
+    "todo/good_maxlength_message.html": {"escaping": "pass", "empty-input": "pass"},
+}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def runs(chromium_path: str, tmp_path_factory: pytest.TempPathFactory):
+    async with BrowserHarness(chromium_path) as harness:
+        yield ProbeRuns(harness, tmp_path_factory.mktemp("todo-evidence"), probe_todo)
+
+
+async def test_every_check_has_a_failing_and_a_passing_artefact() -> None:
+    failing = {c for checks in BROKEN.values() for c, s in checks.items() if s == "fail"}
+    assert set(CHECK_IDS) <= failing
+
+
+@pytest.mark.parametrize("spec", GOOD)
+async def test_good_apps_pass_every_check(runs: ProbeRuns, spec: str) -> None:
+    results, _ = await runs.run(spec)
+    assert list(results) == list(CHECK_IDS)
+    assert all(r.status == "pass" for r in results.values()), explain(results)
+    assert all(r.evidence for r in results.values())
+
+
+@pytest.mark.parametrize("spec", list(BROKEN))
+async def test_broken_apps_fail_what_they_break(runs: ProbeRuns, spec: str) -> None:
+    expected = BROKEN[spec]
+    results, _ = await runs.run(spec, expected)
+    assert {c: r.status for c, r in results.items()} == expected, explain(results)
+    for check, status in expected.items():
+        if status == "fail":
+            assert results[check].detail and results[check].evidence
+
+
+async def test_rushed_demo_fails_persistence_and_decides_the_rest(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("demo:rushed/todo")
+    assert results["persistence"].status == "fail", explain(results)
+    assert results["add"].status == "pass", explain(results)
+    assert all(r.status in {"pass", "fail"} for r in results.values()), explain(results)
+
+
+async def test_persistence_evidence_lists_before_and_after(runs: ProbeRuns) -> None:
+    results, ctx = await runs.run("todo/bad_saves_never_loads.html", BROKEN["todo/bad_saves_never_loads.html"])
+    ev = {e.label: e.value for e in results["persistence"].evidence}
+    assert [r["task"] for r in ev["before reload"]] == list(TASKS[:3])
+    assert [r["done"] for r in ev["before reload"]] == [False, True, False]
+    assert all(r["times shown"] == 0 for r in ev["after reload"])
+    shot = [e for e in results["persistence"].evidence if e.kind == "file"]
+    assert shot and (ctx.evidence_dir.parent / shot[0].path).is_file()
+
+
+async def test_escaping_evidence_shows_what_ran(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("todo/bad_innerhtml.html", BROKEN["todo/bad_innerhtml.html"])
+    rows = results["escaping"].evidence[0].value
+    assert rows[0]["img src=x elements"] >= 1 and rows[0]["bold text shown"] is False
+
+
+async def test_a_page_without_a_task_field_is_an_error_not_a_fail(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("todo/gap_no_input.html")
+    assert {r.status for r in results.values()} == {"error"}, explain(results)
+    assert "no text field" in results["add"].detail
+
+
+async def test_page_errors_reach_the_context(runs: ProbeRuns, chromium_path: str, tmp_path) -> None:
+    folder, entry = artefact("todo/good_plain.html")
+    broken = tmp_path / "throws.html"
+    broken.write_text(
+        (folder / entry)
+        .read_text()
+        .replace("function render() {", "function render() {\n  if (todos.length > 1) null.boom;")
+    )
+    results, ctx = await ProbeRuns(runs.harness, tmp_path, probe_todo).run(str(broken), ["add"])
+    assert results["add"].status == "fail" and "TypeError" in results["add"].detail
+    assert any("TypeError" in e for e in ctx.page_errors)
