@@ -1,0 +1,215 @@
+"""Browser checks: play the artefact in headless Chromium on a virtual clock and judge from pixels.
+
+``run_browser_checks`` (sync) / ``run_browser_checks_async`` run, in one browser: ``load``, the
+task's registered probes, ``refresh-rate`` where the task declares an input script (flappy,
+ball), and ``runtime-errors``. A defect is ``fail``; a probe that cannot find what it needs is
+``error`` with the reason; a harness failure is ``error`` on every check, never an exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import threading
+import time
+from pathlib import Path
+
+import structlog
+
+from ...errors import CheckError
+from .._model import CheckResult, Evidence
+from ._frames import Frame
+from ._harness import ORIGIN, BrowserHarness
+from ._page import PageBroken, PageSession
+from ._refresh import INPUT_SCRIPTS, InputStep, refresh_input, refresh_rate_check
+from ._registry import PROBES, ProbeContext, task_probes
+
+# Task probe modules register themselves on import; one missing or broken must not break the rest.
+for _name in ("_flappy", "_ball", "_todo", "_converter"):
+    try:
+        importlib.import_module(f"{__name__}.{_name}")
+    except ImportError as _exc:  # pragma: no cover - depends on which helpers have delivered
+        if getattr(_exc, "name", "") != f"{__name__}.{_name}":
+            structlog.get_logger().warning("probe module failed to import", module=_name, error=str(_exc))
+
+__all__ = [
+    "INPUT_SCRIPTS",
+    "ORIGIN",
+    "PROBES",
+    "TASK_CHECKS",
+    "BrowserHarness",
+    "Frame",
+    "InputStep",
+    "PageBroken",
+    "PageSession",
+    "ProbeContext",
+    "refresh_input",
+    "run_browser_checks",
+    "run_browser_checks_async",
+    "task_probes",
+]
+
+log = structlog.get_logger()
+
+# The check ids each task's probe coroutine returns (the stable ids of DESIGN.md).
+TASK_CHECKS: dict[str, list[str]] = {
+    "flappy": ["flap-input", "game-over", "restart"],
+    "ball": ["motion", "bounds", "energy-loss"],
+    "todo": ["add", "complete", "delete", "filter", "persistence", "escaping", "empty-input"],
+    "converter": ["length", "weight", "temperature", "live-update", "bad-input"],
+}
+PROBE_TIMEOUT_S = 240.0
+
+
+def _all_ids(task_id: str) -> list[str]:
+    ids = ["load", *TASK_CHECKS.get(task_id, [])]
+    if task_id in INPUT_SCRIPTS:
+        ids.append("refresh-rate")
+    return [*ids, "runtime-errors"]
+
+
+async def _load_check(ctx: ProbeContext) -> CheckResult:
+    """The page renders something non-blank and throws nothing while loading (first second)."""
+    started = time.monotonic()
+    session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60)
+    try:
+        if not session.broken:
+            await session.advance(1.0)
+        if session.broken:
+            return CheckResult(id="load", status="fail", detail=session.broken, data={"broken": True},
+                               duration_s=time.monotonic() - started)
+        shot = await session.screenshot()
+        path, rel = ctx.evidence_path("load.png")
+        path.write_bytes(shot)
+        snap = await session.snapshot()
+        (r, g, b), _ = snap.image.dominant()
+        rgb = snap.image.rgb
+        off = sum(1 for i in range(0, len(rgb), 3)
+                  if abs(rgb[i] - r) + abs(rgb[i + 1] - g) + abs(rgb[i + 2] - b) > 30)
+        evidence = [Evidence(kind="file", label="the page after 1 s", path=rel)]
+        if session.blocked:
+            evidence.append(Evidence(kind="value", label="blocked outside requests", value=session.blocked))
+        took = time.monotonic() - started
+        data = {"non_background_share": off / max(1, snap.width * snap.height), "blocked": session.blocked}
+        if off < max(3, snap.width * snap.height // 2000):
+            return CheckResult(id="load", status="fail", detail="the page is blank after loading",
+                               evidence=evidence, data=data, duration_s=took)
+        if session.errors:
+            return CheckResult(id="load", status="fail", evidence=evidence, data=data, duration_s=took,
+                               detail=f"uncaught error while loading: {session.errors[0]}")
+        return CheckResult(id="load", status="pass", detail="the page renders without errors",
+                           evidence=evidence, data=data, duration_s=took)
+    except PageBroken as exc:
+        return CheckResult(id="load", status="fail", detail=str(exc), data={"broken": True},
+                           duration_s=time.monotonic() - started)
+    finally:
+        await session.close()
+
+
+async def _refresh_check(ctx: ProbeContext, task_id: str) -> list[CheckResult]:
+    if task_id not in INPUT_SCRIPTS:
+        return []
+    try:
+        return [await asyncio.wait_for(refresh_rate_check(ctx, INPUT_SCRIPTS[task_id]), PROBE_TIMEOUT_S)]
+    except (TimeoutError, CheckError, Exception) as exc:
+        log.exception("refresh-rate failed", task=task_id)
+        return [CheckResult(id="refresh-rate", status="error",
+                            detail=f"refresh-rate failed: {type(exc).__name__}: {exc}")]
+
+
+def _runtime_errors(ctx: ProbeContext, marks: tuple[int, int, int]) -> CheckResult:
+    """Page errors of every session of this run (``marks``: the harness's log sizes at its start)."""
+    h = ctx.harness
+    seen: list[str] = []
+    for msg in [*h.page_errors[marks[0]:], *ctx.page_errors]:
+        if msg not in seen:
+            seen.append(msg)
+    data = {"count": len(seen), "dialogs": h.dialogs[marks[1]:][:20], "blocked": h.blocked[marks[2]:][:20]}
+    if not seen:
+        return CheckResult(id="runtime-errors", status="pass", detail="no page errors during the probes", data=data)
+    evidence = [Evidence(kind="text", label=f"page error {i + 1}", value=m) for i, m in enumerate(seen[:20])]
+    return CheckResult(id="runtime-errors", status="fail", evidence=evidence, data=data,
+                       detail=f"{len(seen)} distinct page error(s), first: {seen[0]}")
+
+
+async def _task_probes(ctx: ProbeContext, task_id: str) -> list[CheckResult]:
+    expected = TASK_CHECKS.get(task_id, [])
+    probe = PROBES.get(task_id)
+    if probe is None:
+        return [CheckResult(id=c, status="error", detail=f"no probes registered for task '{task_id}'")
+                for c in expected]
+    try:
+        results = await asyncio.wait_for(probe(ctx), PROBE_TIMEOUT_S)
+    except PageBroken as exc:
+        results, status, why = [], "fail", f"the page broke: {exc}"
+    except (TimeoutError, CheckError, Exception) as exc:
+        log.exception("probe failed", task=task_id)
+        results, status, why = [], "error", f"probe failed: {type(exc).__name__}: {exc}"
+    else:
+        status, why = "error", "the probe returned no result for this check"
+    have = {r.id for r in results}
+    return results + [CheckResult(id=c, status=status, detail=why) for c in expected if c not in have]  # type: ignore[arg-type]
+
+
+async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_dir: Path, *,
+                                   entry: str = "index.html", chromium_path: str | None = None,
+                                   harness: BrowserHarness | None = None) -> list[CheckResult]:
+    """Run every browser check for ``task_id`` on the artefact folder; never raises for the artefact.
+
+    ``harness``: an already started BrowserHarness to reuse (left open); by default one Chromium
+    is launched for this call and closed after it.
+    """
+    artefact_dir, evidence_dir = Path(artefact_dir), Path(evidence_dir)
+    if not (artefact_dir / entry).is_file():
+        return [CheckResult(id=c, status="fail", detail=f"{entry} was not produced") for c in _all_ids(task_id)]
+    own = harness is None
+    if harness is None:
+        harness = BrowserHarness(chromium_path)
+        try:
+            await harness.start()
+        except CheckError as exc:
+            return [CheckResult(id=c, status="error", detail=str(exc)) for c in _all_ids(task_id)]
+    ctx = ProbeContext(harness=harness, artefact_dir=artefact_dir, entry=entry, evidence_dir=evidence_dir)
+    marks = (len(harness.page_errors), len(harness.dialogs), len(harness.blocked))
+    try:
+        load = await _load_check(ctx)
+        results = [load]
+        if load.data.get("broken"):  # hung, crashed or left: nothing else can run
+            why = f"the page could not be loaded: {load.detail}"
+            results += [CheckResult(id=c, status="fail", detail=why) for c in _all_ids(task_id)[1:-1]]
+        else:
+            started = time.monotonic()
+            # The task's probes and refresh-rate use separate contexts: run them side by side.
+            probes, refresh = await asyncio.gather(_task_probes(ctx, task_id), _refresh_check(ctx, task_id))
+            for r in probes:
+                r.duration_s = r.duration_s or time.monotonic() - started
+            results += probes + refresh
+        results.append(_runtime_errors(ctx, marks))
+        return results
+    finally:
+        if own:
+            await harness.close()
+
+
+def run_browser_checks(task_id: str, artefact_dir: Path, evidence_dir: Path, *,
+                       entry: str = "index.html", chromium_path: str | None = None) -> list[CheckResult]:
+    """Synchronous wrapper of :func:`run_browser_checks_async` (safe inside a running event loop)."""
+    coro = run_browser_checks_async(task_id, artefact_dir, evidence_dir, entry=entry, chromium_path=chromium_path)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict[str, object] = {}
+
+    def worker() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=worker, name="agentbench-browser-checks")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]

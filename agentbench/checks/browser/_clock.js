@@ -1,0 +1,474 @@
+// Virtual clock, injected with add_init_script before any page code runs.
+//
+// The harness replaces every clock a page can read or wait on, then steps frames itself:
+// frame n runs at virtual time n * 1000 / fps (computed, never accumulated), timers due before
+// a frame run first, then the frame's requestAnimationFrame callbacks.  A real task
+// (MessageChannel) is yielded between frames so promise-based loops see every frame.
+// Every callback is wrapped so an exception is reported (reportError -> page error) and the
+// clock keeps going.  window.__AB_CFG = {fps, seed, epoch, capWidth} is prepended by Python.
+(() => {
+  "use strict";
+  if (window.__agentbenchClock) return;
+  const cfg = window.__AB_CFG || { fps: 60, seed: 1, epoch: 1704067200000, capWidth: 160 };
+  try { delete window.__AB_CFG; } catch (e) { /* ignore */ }
+
+  // Natives saved before page code can touch them.
+  const N = {
+    Date: window.Date,
+    MessageChannel: window.MessageChannel,
+    Promise: window.Promise,
+    reportError: window.reportError ? window.reportError.bind(window) : null,
+    createElement: Document.prototype.createElement,
+    fillText: CanvasRenderingContext2D.prototype.fillText,
+    drawImage: CanvasRenderingContext2D.prototype.drawImage,
+    getImageData: CanvasRenderingContext2D.prototype.getImageData,
+    getContext: HTMLCanvasElement.prototype.getContext,
+    getTransform: CanvasRenderingContext2D.prototype.getTransform,
+    getRect: Element.prototype.getBoundingClientRect,
+    querySelectorAll: Document.prototype.querySelectorAll,
+    getComputedStyle: window.getComputedStyle.bind(window),
+    btoa: window.btoa.bind(window),
+    fromCharCode: String.fromCharCode,
+    realNow: performance.now.bind(performance),
+    Function: window.Function,
+    Blob: window.Blob,
+    Response: window.Response,
+    CompressionStream: window.CompressionStream,
+  };
+  const defineValue = (obj, name, value) =>
+    Object.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
+
+  // ---- state -------------------------------------------------------------------------------
+  const S = {
+    id: Math.floor(N.realNow() * 1000) + "-" + Math.floor(Math.random() * 1e9),
+    fps: cfg.fps, frame: 0, now: 0, reads: 0, stepping: false,
+    timers: new Map(), nextTimer: 1, nest: 0,
+    rafs: new Map(), nextRaf: 1,
+    dialogs: [], dialogCount: 0, opened: [],
+    texts: new Map(),               // canvas text -> {first, last, count}
+    circles: [], lastCircles: [],   // arcs drawn this frame / in the last frame that drew any
+    errors: 0,
+  };
+  const SPIN_READS = 10000;
+  // A reload or same-origin navigation continues the tab's virtual time, as a real clock would:
+  // the time is handed to the next document through sessionStorage when this one is hidden.
+  const SAVE_KEY = "__agentbench_clock";
+  try {
+    const saved = JSON.parse(window.sessionStorage.getItem(SAVE_KEY) || "null");
+    if (saved && saved.fps === S.fps) { S.frame = saved.frame; S.now = saved.now; }
+  } catch (e) { /* storage unavailable: the harness re-syncs the clock after load */ }
+  window.addEventListener("pagehide", () => {
+    try {
+      window.sessionStorage.setItem(SAVE_KEY, JSON.stringify({ fps: S.fps, frame: S.frame, now: S.now }));
+    } catch (e) { /* ignore */ }
+  });
+
+  // Reading the clock: a busy-wait on performance.now/Date.now would never end on a frozen clock,
+  // so after SPIN_READS reads inside one callback every read advances time by 1 us.
+  function readNow() {
+    if (++S.reads > SPIN_READS) S.now += 0.001;
+    return S.now;
+  }
+
+  // ---- seeded Math.random (mulberry32) ------------------------------------------------------
+  // The first load is deterministic (both refresh-rate runs see the same "random" game); a reload
+  // gets fresh randomness, as a person's reload would (ids made with Math.random must not repeat).
+  let seed = (cfg.seed >>> 0) || 1;
+  try {
+    const nav = performance.getEntriesByType("navigation")[0];
+    if (nav && nav.type !== "navigate") seed = (seed ^ Math.floor(Math.random() * 4294967295)) >>> 0 || 1;
+  } catch (e) { /* keep the configured seed */ }
+  defineValue(Math, "random", function random() {
+    seed = (seed + 0x6D2B79F5) >>> 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  });
+
+  // ---- performance.now and Date --------------------------------------------------------------
+  defineValue(performance, "now", function now() { return readNow(); });
+  const NDate = N.Date;
+  function FakeDate(...args) {
+    if (!new.target) return new NDate(cfg.epoch + readNow()).toString();
+    if (args.length === 0) return Reflect.construct(NDate, [cfg.epoch + readNow()], new.target);
+    return Reflect.construct(NDate, args, new.target);
+  }
+  FakeDate.prototype = NDate.prototype;
+  FakeDate.now = function now() { return Math.floor(cfg.epoch + readNow()); };
+  FakeDate.UTC = NDate.UTC;
+  FakeDate.parse = NDate.parse;
+  defineValue(NDate.prototype, "constructor", FakeDate);
+  defineValue(window, "Date", FakeDate);
+
+  // ---- callbacks -------------------------------------------------------------------------------
+  function report(err) {
+    S.errors++;
+    try {
+      if (N.reportError) N.reportError(err);
+    } catch (e) { /* reporting must never stop the clock */ }
+  }
+  function invoke(fn, self, args) {
+    S.reads = 0;
+    try { fn.apply(self, args); } catch (err) { report(err); }
+  }
+  function toFunction(cb) {
+    if (typeof cb === "function") return cb;
+    const code = String(cb);
+    return () => N.Function(code)();
+  }
+
+  // ---- timers --------------------------------------------------------------------------------
+  function addTimer(cb, delay, args, repeat) {
+    delay = Number(delay) || 0;
+    if (delay < 0) delay = 0;
+    const nest = S.nest + 1;
+    if (nest > 5 && delay < 4) delay = 4;  // HTML: nested timeouts are clamped to 4 ms
+    if (repeat && delay < 1) delay = 1;
+    const id = S.nextTimer++;
+    S.timers.set(id, { id, due: S.now + delay, fn: toFunction(cb), args, delay, repeat, nest });
+    return id;
+  }
+  const clearTimer = (id) => { S.timers.delete(Number(id)); };
+  defineValue(window, "setTimeout", function setTimeout(cb, delay, ...args) {
+    return addTimer(cb, delay, args, false);
+  });
+  defineValue(window, "setInterval", function setInterval(cb, delay, ...args) {
+    return addTimer(cb, delay, args, true);
+  });
+  defineValue(window, "clearTimeout", function clearTimeout(id) { clearTimer(id); });
+  defineValue(window, "clearInterval", function clearInterval(id) { clearTimer(id); });
+  defineValue(window, "requestIdleCallback", function requestIdleCallback(cb) {
+    return addTimer(() => cb({ didTimeout: false, timeRemaining: () => 10 }), 1, [], false);
+  });
+  defineValue(window, "cancelIdleCallback", function cancelIdleCallback(id) { clearTimer(id); });
+
+  // Run every timer due at or before `limit`, in due order, each at its own due time.
+  function runTimers(limit) {
+    let ran = 0;
+    for (let guard = 0; guard < 100000; guard++) {
+      let next = null;
+      for (const t of S.timers.values()) {
+        if (t.due <= limit && (next === null || t.due < next.due || (t.due === next.due && t.id < next.id))) {
+          next = t;
+        }
+      }
+      if (next === null) break;
+      if (next.due > S.now) S.now = next.due;
+      if (next.repeat) {
+        let delay = next.delay;
+        next.nest++;
+        if (next.nest > 5 && delay < 4) delay = 4;
+        next.due = Math.max(next.due + delay, S.now + 0.001);
+      } else {
+        S.timers.delete(next.id);
+      }
+      const saved = S.nest;
+      S.nest = next.nest;
+      invoke(next.fn, window, next.args);
+      S.nest = saved;
+      ran++;
+    }
+    return ran;
+  }
+
+  // ---- animation frames ----------------------------------------------------------------------
+  const raf = function requestAnimationFrame(cb) {
+    const id = S.nextRaf++;
+    S.rafs.set(id, cb);
+    return id;
+  };
+  const caf = function cancelAnimationFrame(id) { S.rafs.delete(Number(id)); };
+  defineValue(window, "requestAnimationFrame", raf);
+  defineValue(window, "cancelAnimationFrame", caf);
+  defineValue(window, "webkitRequestAnimationFrame", raf);
+  defineValue(window, "webkitCancelAnimationFrame", caf);
+
+  // ---- dialogs and popups: answered at once, recorded -------------------------------------------
+  const dialog = (kind, answer) => function (message) {
+    S.dialogCount++;
+    if (S.dialogs.length < 50) S.dialogs.push(kind + ": " + String(message === undefined ? "" : message));
+    return answer;
+  };
+  defineValue(window, "alert", dialog("alert", undefined));
+  defineValue(window, "confirm", dialog("confirm", false));
+  defineValue(window, "prompt", dialog("prompt", null));
+  defineValue(window, "open", function open(url) {
+    if (S.opened.length < 20) S.opened.push(String(url));
+    return null;
+  });
+
+  // ---- canvas instrumentation: text and circles drawn (what a person would read and see) ------
+  const C2D = CanvasRenderingContext2D.prototype;
+  for (const name of ["fillText", "strokeText"]) {
+    const orig = C2D[name];
+    defineValue(C2D, name, function (text, ...rest) {
+      try {
+        const key = String(text).slice(0, 200);
+        const rec = S.texts.get(key);
+        if (rec) { rec.last = S.now; rec.count++; } else if (S.texts.size < 500) {
+          S.texts.set(key, { first: S.now, last: S.now, count: 1 });
+        }
+      } catch (e) { /* ignore */ }
+      return orig.call(this, text, ...rest);
+    });
+  }
+  function recordCircle(ctx, x, y, rx, ry, a0, a1) {
+    try {
+      const sweep = Math.abs(a1 - a0);
+      if (!(sweep >= Math.PI) || S.circles.length > 2000) return;
+      const m = N.getTransform.call(ctx);
+      const scale = Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+      S.circles.push([ctx.canvas, m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f,
+        Math.max(rx, ry) * scale]);
+    } catch (e) { /* ignore */ }
+  }
+  for (const [name, arity] of [["arc", 3], ["ellipse", 4]]) {
+    const orig = C2D[name];
+    defineValue(C2D, name, function (...a) {
+      if (arity === 3) recordCircle(this, a[0], a[1], a[2], a[2], a[3], a[4]);
+      else recordCircle(this, a[0], a[1], a[2], a[3], a[5], a[6]);
+      return orig.apply(this, a);
+    });
+  }
+  // WebGL canvases keep their drawing buffer so a capture between frames is not blank.
+  defineValue(HTMLCanvasElement.prototype, "getContext", function getContext(kind, opts) {
+    if (typeof kind === "string" && kind.indexOf("webgl") === 0) {
+      opts = Object.assign({}, opts || {}, { preserveDrawingBuffer: true });
+    }
+    return N.getContext.call(this, kind, opts);
+  });
+
+  // ---- capture ---------------------------------------------------------------------------------
+  function visibleCanvases() {
+    const out = [];
+    for (const c of N.querySelectorAll.call(document, "canvas")) {
+      const r = N.getRect.call(c);
+      if (r.width < 8 || r.height < 8 || c.width < 8 || c.height < 8) continue;
+      const st = N.getComputedStyle(c);
+      if (st.display === "none" || st.visibility === "hidden" || Number(st.opacity) === 0) continue;
+      out.push({ c, r });
+    }
+    return out;
+  }
+  let small = null;
+  let canvasCache = null;  // the visible canvases, looked up once per run() (layout is costly)
+  // Capture the largest visible canvas (layered canvases composed in document order) downscaled
+  // to capWidth; returns metadata and the raw RGB bytes (compressed later, per batch).
+  // Pages without a canvas are captured as a raster of their element boxes (background colours,
+  // rounded boxes, images, text) drawn into the small canvas: fast enough to capture inside the
+  // stepping evaluate, and what moves on screen moves in it.
+  function rasterDom(sctx, w, h) {
+    const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
+    const sx = w / vw, sy = h / vh;
+    const bodyBg = N.getComputedStyle(document.body || document.documentElement).backgroundColor;
+    const rootBg = N.getComputedStyle(document.documentElement).backgroundColor;
+    sctx.fillStyle = "#fff"; sctx.fillRect(0, 0, w, h);
+    for (const bg of [rootBg, bodyBg]) {
+      if (bg && bg !== "rgba(0, 0, 0, 0)" && bg !== "transparent") { sctx.fillStyle = bg; sctx.fillRect(0, 0, w, h); }
+    }
+    const all = N.querySelectorAll.call(document, "body *");
+    for (let i = 0; i < all.length && i < 3000; i++) {
+      const el = all[i];
+      const tag = el.tagName;
+      if (tag === "SCRIPT" || tag === "STYLE" || tag === "TEMPLATE" || tag === "HEAD") continue;
+      const r = N.getRect.call(el);
+      if (r.width <= 0 || r.height <= 0 || r.right < 0 || r.bottom < 0 || r.left > vw || r.top > vh) continue;
+      const st = N.getComputedStyle(el);
+      if (st.visibility === "hidden" || Number(st.opacity) === 0) continue;
+      const x = r.left * sx, y = r.top * sy, bw = r.width * sx, bh = r.height * sy;
+      const bg = st.backgroundColor;
+      if (bg && bg !== "rgba(0, 0, 0, 0)" && bg !== "transparent") {
+        sctx.fillStyle = bg;
+        const rad = parseFloat(st.borderTopLeftRadius) || 0;
+        if (rad * 2 >= Math.min(r.width, r.height) * 0.9) {
+          sctx.beginPath();
+          sctx.ellipse(x + bw / 2, y + bh / 2, bw / 2, bh / 2, 0, 0, Math.PI * 2);
+          sctx.fill();
+        } else {
+          sctx.fillRect(x, y, bw, bh);
+        }
+      }
+      const bwid = parseFloat(st.borderTopWidth) || 0;
+      if (bwid > 0 && st.borderTopStyle !== "none") {
+        sctx.strokeStyle = st.borderTopColor; sctx.lineWidth = Math.max(0.5, bwid * sx);
+        sctx.strokeRect(x, y, bw, bh);
+      }
+      if (tag === "IMG" || tag === "CANVAS" || tag === "VIDEO") {
+        try { N.drawImage.call(sctx, el, x, y, bw, bh); } catch (e) { /* not drawable */ }
+        continue;
+      }
+      for (const node of el.childNodes) {
+        if (node.nodeType !== 3) continue;
+        const text = node.textContent.trim();
+        if (!text) continue;
+        const size = (parseFloat(st.fontSize) || 16) * sy;
+        sctx.fillStyle = st.color;
+        sctx.font = `${st.fontWeight} ${Math.max(1, size)}px ${st.fontFamily}`;
+        sctx.textBaseline = "top";
+        N.fillText.call(sctx, text, x, y + Math.max(0, (bh - size) / 2), bw + 1);
+      }
+    }
+  }
+  function captureRaw() {
+    const list = canvasCache || visibleCanvases();
+    let main = list[0] || null;
+    for (const it of list) if (it.r.width * it.r.height > main.r.width * main.r.height) main = it;
+    if (!small) small = N.createElement.call(document, "canvas");
+    let w, h;
+    if (main === null) {
+      w = cfg.capWidth; h = Math.max(8, Math.round(w * (window.innerHeight || 600) / (window.innerWidth || 800)));
+    } else {
+      w = Math.max(8, Math.min(cfg.capWidth, Math.round(main.r.width)));
+      h = Math.max(8, Math.round(w * main.r.height / main.r.width));
+    }
+    if (small.width !== w || small.height !== h) { small.width = w; small.height = h; }
+    const sctx = N.getContext.call(small, "2d", { willReadFrequently: true });
+    if (main === null) {
+      rasterDom(sctx, w, h);
+    } else {
+      sctx.fillStyle = "#fff";
+      sctx.fillRect(0, 0, w, h);
+      const sx = w / main.r.width, sy = h / main.r.height;
+      for (const it of list) {  // layered canvases are composed in document order
+        const dx = (it.r.left - main.r.left) * sx, dy = (it.r.top - main.r.top) * sy;
+        if (dx >= w || dy >= h || dx + it.r.width * sx <= 0 || dy + it.r.height * sy <= 0) continue;
+        try { N.drawImage.call(sctx, it.c, dx, dy, it.r.width * sx, it.r.height * sy); } catch (e) { /* tainted */ }
+      }
+    }
+    const rgba = N.getImageData.call(sctx, 0, 0, w, h).data;
+    const rgb = new Uint8Array(w * h * 3);
+    for (let p = 0, n = 0; p < rgba.length; p += 4) {
+      rgb[n++] = rgba[p]; rgb[n++] = rgba[p + 1]; rgb[n++] = rgba[p + 2];
+    }
+    if (main === null) {
+      return { meta: { w, h, circles: [], canvas: null, dom: true,
+        rect: [0, 0, window.innerWidth || 800, window.innerHeight || 600] }, rgb };
+    }
+    const circles = [];
+    for (const [cv, x, y, r] of S.lastCircles) if (cv === main.c) circles.push([x, y, r]);
+    return {
+      meta: { w, h, circles, canvas: [main.c.width, main.c.height],
+        rect: [main.r.left, main.r.top, main.r.width, main.r.height] },
+      rgb,
+    };
+  }
+  function toBase64(bytes) {
+    const parts = [];
+    for (let i = 0; i < bytes.length; i += 8192) {
+      parts.push(N.fromCharCode.apply(null, bytes.subarray(i, i + 8192)));
+    }
+    return N.btoa(parts.join(""));
+  }
+  // Deflate a batch of raw captures natively; Python inflates with zlib.
+  async function pack(raws) {
+    let total = 0;
+    for (const r of raws) total += r.length;
+    const all = new Uint8Array(total);
+    let o = 0;
+    for (const r of raws) { all.set(r, o); o += r.length; }
+    const stream = new N.Blob([all]).stream().pipeThrough(new N.CompressionStream("deflate"));
+    const packed = new Uint8Array(await new N.Response(stream).arrayBuffer());
+    return toBase64(packed);
+  }
+  async function capture() {
+    const c = captureRaw();
+    c.meta.data = await pack([c.rgb]);
+    return c.meta;
+  }
+
+  // ---- stepping --------------------------------------------------------------------------------
+  function yieldTask() {
+    return new N.Promise((resolve) => {
+      const ch = new N.MessageChannel();
+      ch.port1.onmessage = () => resolve();
+      ch.port2.postMessage(0);
+    });
+  }
+  function frameTime(n) { return n * 1000 / S.fps; }
+  async function stepFrame() {
+    S.frame++;
+    const ft = frameTime(S.frame);
+    S.circles = [];
+    if (runTimers(ft) > 0) await null;  // let promise continuations of timers run first
+    if (S.now < ft) S.now = ft;
+    const due = Array.from(S.rafs.entries());
+    S.rafs.clear();
+    for (const [, cb] of due) invoke(cb, window, [ft]);
+    await yieldTask();
+    if (S.circles.length) S.lastCircles = S.circles;
+  }
+
+  const api = {
+    // Run frames up to `toFrame`; capture when a frame reaches capBase + k * capMs (k >= 1).
+    async run(toFrame, capBase, capMs, capIndex, expectId, track) {
+      if (expectId && expectId !== S.id) return { stale: true };
+      const out = [], raws = [], tracks = [];
+      let trackCanvas = null;
+      S.stepping = true;
+      canvasCache = null;
+      try {
+        while (S.frame < toFrame) {
+          await stepFrame();
+          if (track) {  // circles drawn on the main canvas, every frame (cheap: no pixels)
+            if (trackCanvas === null) {
+              const list = visibleCanvases();
+              let main = list[0] || null;
+              for (const it of list) if (it.r.width * it.r.height > main.r.width * main.r.height) main = it;
+              trackCanvas = main ? main.c : undefined;
+            }
+            const cs = [];
+            for (const [cv, x, y, r] of S.lastCircles) if (cv === trackCanvas) cs.push([x, y, r]);
+            tracks.push([S.frame, cs]);
+          }
+          if (capMs > 0 && frameTime(S.frame) >= capBase + capIndex * capMs - 1e-6) {
+            capIndex++;
+            if (canvasCache === null) canvasCache = visibleCanvases();
+            const c = captureRaw();
+            c.meta.frame = S.frame; out.push(c.meta); raws.push(c.rgb);
+          }
+        }
+      } finally { S.stepping = false; canvasCache = null; }
+      const data = raws.length ? await pack(raws) : "";
+      return { frame: S.frame, now: S.now, captures: out, data, capIndex, dialogs: S.dialogs.slice(), tracks,
+        trackSize: trackCanvas ? [trackCanvas.width, trackCanvas.height] : null };
+    },
+    capture,
+    hasCanvas() { return visibleCanvases().length > 0; },
+    // The largest visible canvas's box in CSS px (the viewport when there is none).
+    mainRect() {
+      const list = visibleCanvases();
+      let main = list[0] || null;
+      for (const it of list) if (it.r.width * it.r.height > main.r.width * main.r.height) main = it;
+      if (main === null) return { rect: [0, 0, window.innerWidth, window.innerHeight], canvas: false };
+      return { rect: [main.r.left, main.r.top, main.r.width, main.r.height], canvas: true };
+    },
+    // After a navigation the new document's clock starts at 0: move it to the session's frame.
+    sync(frame) {
+      if (S.frame < frame) {
+        const shift = frameTime(frame) - S.now;
+        S.frame = frame;
+        if (shift > 0) {
+          S.now += shift;
+          for (const t of S.timers.values()) t.due += shift;
+        }
+      }
+      return S.id;
+    },
+    state() {
+      return {
+        id: S.id, frame: S.frame, now: S.now, dialogs: S.dialogs.slice(), dialogCount: S.dialogCount,
+        opened: S.opened.slice(), pendingTimers: S.timers.size, pendingRafs: S.rafs.size,
+      };
+    },
+    texts() {
+      const out = [];
+      for (const [text, r] of S.texts) out.push([text, r.first, r.last, r.count]);
+      return out;
+    },
+    domText() {
+      try { return document.body ? document.body.innerText.slice(0, 20000) : ""; } catch (e) { return ""; }
+    },
+  };
+  Object.defineProperty(window, "__agentbenchClock", { value: api, enumerable: false, configurable: false });
+})();

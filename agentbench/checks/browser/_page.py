@@ -1,0 +1,390 @@
+"""PageSession: one artefact page on the virtual clock, every step under a hard time limit."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import math
+import re
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import structlog
+from playwright.async_api import BrowserContext, CDPSession, ConsoleMessage, Dialog, Page
+from playwright.async_api import Error as PlaywrightError
+
+from ...errors import CheckError
+from ._frames import Frame, frame_from_capture, frame_from_png, unpack
+
+if TYPE_CHECKING:
+    from ._harness import BrowserHarness
+
+__all__ = ["PageBroken", "PageSession"]
+
+log = structlog.get_logger()
+T = TypeVar("T")
+ORIGIN = "http://localhost"  # route-served; localhost is a secure context
+CLOCK = "window.__agentbenchClock"
+CHUNK_FRAMES = 30  # frames per evaluate: small enough that the time limit means "hung"
+MAX_NAVIGATIONS = 20
+_NAV_GONE = re.compile(r"context was destroyed|navigat|Not attached|"
+                       r"Target (page, context or browser )?(has been )?closed|crash",
+                       re.IGNORECASE)
+
+
+async def _quiet(aw: Awaitable[Any]) -> None:
+    try:
+        await aw
+    except PlaywrightError:
+        pass
+
+
+class PageBroken(CheckError):
+    """The page hung, crashed or navigated away; ``session.broken`` says which. A verdict, not a gap."""
+
+
+class PageSession:
+    """An open artefact page. Use ``press``/``click``/``advance`` to play it; see HARNESS_API.md."""
+
+    page: Page
+
+    def __init__(self, harness: BrowserHarness, context: BrowserContext, *, fps: int,
+                 step_timeout_s: float, viewport: tuple[int, int], capture_width: int) -> None:
+        self.harness = harness
+        self.context = context
+        self.fps = fps
+        self.step_timeout_s = step_timeout_s
+        self.viewport = viewport
+        self.capture_width = capture_width
+        self.frame = 0
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.blocked: list[str] = []
+        self.hung = False
+        self.broken: str | None = None  # why the page can no longer be played, if it cannot
+        self.navigations = 0
+        self.circle_track: list[tuple[float, list[tuple[float, float, float]]]] = []
+        self.track_size: tuple[int, int] | None = None
+        self._clock_id: str | None = None
+        self._cdp: CDPSession | None = None
+
+    # ---- lifecycle ---------------------------------------------------------------------------
+    def attach(self, page: Page, cdp: CDPSession) -> None:
+        self.page, self._cdp = page, cdp
+        page.on("pageerror", self._on_pageerror)
+        page.on("console", self._on_console)
+        page.on("dialog", self._on_dialog)
+        page.on("crash", lambda _p: self._break("the page crashed (out of memory or a renderer fault)"))
+        page.on("websocket", lambda ws: self.record_blocked(ws.url))
+        page.on("popup", lambda p: self.record_blocked(f"popup {p.url}"))
+        page.on("framenavigated", self._on_navigated)
+
+    async def load(self, url: str) -> None:
+        """Navigate to the entry and wait for load under the time limit."""
+        try:
+            await self.run_limited(self.page.goto(url, wait_until="load"), what="loading the page")
+        except PageBroken:
+            return
+        except PlaywrightError as exc:
+            self._break(f"the page did not load: {exc.message.splitlines()[0]}")
+            return
+        await self._resync()
+
+    async def close(self) -> None:
+        try:
+            await asyncio.wait_for(self.context.close(), 10)
+        except (TimeoutError, PlaywrightError):
+            pass
+
+    @property
+    def now_ms(self) -> float:
+        """Current virtual time in ms (frame * 1000 / fps)."""
+        return self.frame * 1000.0 / self.fps
+
+    # ---- the hard limit ----------------------------------------------------------------------
+    async def run_limited(self, aw: Awaitable[T], *, timeout_s: float | None = None, what: str = "a step") -> T:
+        """Await something that runs page code; past the limit terminate the page's script.
+
+        Raises PageBroken (with ``broken`` set) when the page hung, crashed or navigated away.
+        """
+        if self.broken:
+            if asyncio.iscoroutine(aw):
+                aw.close()
+            raise PageBroken(self.broken)
+        limit = self.step_timeout_s if timeout_s is None else timeout_s
+        task = asyncio.ensure_future(aw)
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), limit)
+        except TimeoutError:
+            self.hung = True
+            self._break(f"the page's script did not finish within {limit:g} s while {what} "
+                        "(an infinite loop or busy-wait?)")
+            await self._terminate()
+            # A terminated evaluate may never settle (its continuation was killed): don't wait long.
+            try:
+                await asyncio.wait_for(task, 0.5)
+            except (TimeoutError, PlaywrightError, Exception):  # noqa: BLE001 - already broken
+                task.cancel()
+            await self._salvage()
+            raise PageBroken(self.broken or "hung") from None
+        except PlaywrightError:
+            if self.broken:
+                raise PageBroken(self.broken) from None
+            raise
+
+    async def _salvage(self) -> None:
+        """After terminating a runaway script, still collect what the page recorded (dialogs)."""
+        try:
+            state = await asyncio.wait_for(self.page.evaluate(f"() => {CLOCK} && {CLOCK}.state()"), 1.0)
+        except (TimeoutError, PlaywrightError):
+            return
+        if isinstance(state, dict):
+            self._note_dialogs(state.get("dialogs"))
+
+    async def _terminate(self) -> None:
+        if self._cdp is None:
+            return
+        try:
+            await asyncio.wait_for(self._cdp.send("Runtime.terminateExecution"), 3)
+        except (TimeoutError, PlaywrightError):
+            pass
+
+    # ---- evaluation --------------------------------------------------------------------------
+    async def eval(self, js: str, arg: Any = None, *, timeout_s: float = 5.0) -> Any:
+        """``page.evaluate`` under the hard limit. Raises PageBroken when the page is unusable."""
+        return await self.run_limited(self.page.evaluate(js, arg), timeout_s=timeout_s, what="evaluating")
+
+    async def _clock(self, method: str, *args: Any, timeout_s: float | None = None) -> Any:
+        js = f"(a) => {CLOCK} ? {CLOCK}.{method}(...a) : '__no_clock__'"
+        for _ in range(MAX_NAVIGATIONS):
+            try:
+                result = await self.run_limited(self.page.evaluate(js, list(args)), timeout_s=timeout_s,
+                                                what=f"running the page ({method})")
+            except PlaywrightError as exc:
+                if not _NAV_GONE.search(exc.message):
+                    raise CheckError(f"harness evaluate failed: {exc.message}") from exc
+                await self._after_navigation()
+                continue
+            if result == "__no_clock__":
+                await self._after_navigation()
+                continue
+            if isinstance(result, dict) and result.get("stale"):
+                await self._resync()
+                continue
+            return result
+        self._break("the page keeps navigating (a reload loop?)")
+        raise PageBroken(self.broken or "navigating")
+
+    async def _after_navigation(self) -> None:
+        self.navigations += 1
+        if self.navigations > MAX_NAVIGATIONS:
+            self._break("the page keeps navigating (a reload loop?)")
+            raise PageBroken(self.broken or "navigating")
+        try:
+            await self.run_limited(self.page.wait_for_load_state("load"), what="reloading")
+        except PlaywrightError:
+            pass
+        await self._resync()
+
+    async def _resync(self) -> None:
+        """Align a (new) document's clock with the session's virtual time."""
+        if self.broken:
+            raise PageBroken(self.broken)
+        for attempt in range(4):
+            try:
+                clock_id = await self.run_limited(
+                    self.page.evaluate(f"(f) => {CLOCK} ? {CLOCK}.sync(f) : null", self.frame), what="starting")
+                break
+            except PlaywrightError as exc:
+                if attempt < 3 and _NAV_GONE.search(exc.message):
+                    # Another navigation is in flight: let it commit (framenavigated may break us).
+                    await asyncio.sleep(0.1)
+                    try:
+                        await self.run_limited(self.page.wait_for_load_state("load"), what="loading")
+                    except PlaywrightError:
+                        pass
+                    continue
+                self._break(f"the page could not be used after loading: {exc.message.splitlines()[0]}")
+                raise PageBroken(self.broken or "") from None
+        if clock_id is None:
+            self._break(f"the page left the artefact (now at {self.page.url})")
+            raise PageBroken(self.broken or "")
+        if self._clock_id is not None and clock_id != self._clock_id:
+            # A new document may live in a new renderer: the old CDP session is detached.
+            try:
+                self._cdp = await asyncio.wait_for(self.context.new_cdp_session(self.page), 5)
+            except (TimeoutError, PlaywrightError):
+                pass
+        self._clock_id = clock_id
+
+    # ---- playing -----------------------------------------------------------------------------
+    async def advance(self, seconds: float, *, capture_every: float | None = None,
+                      include_start: bool = False, capture_origin: float | None = None,
+                      track_circles: bool = False) -> list[Frame]:
+        """Run the clock ``seconds`` forward at ``fps``; capture every ``capture_every`` virtual s.
+
+        Captures fall at ``capture_origin + k * capture_every`` (virtual seconds; default: now),
+        so several advance calls can share one capture grid. With ``track_circles`` the circles
+        drawn on the main canvas are appended to ``circle_track`` for every frame (no pixels):
+        ``(t_ms, [(x, y, r), ...])`` in canvas pixels; ``track_size`` is that canvas's size.
+        Captures are taken inside the stepping evaluate (canvas pages) or by a scaled CDP
+        screenshot at exactly that frame (pages without a canvas). A page that hangs, crashes or
+        navigates away stops the advance: the frames so far are returned and ``broken`` is set.
+        """
+        frames: list[Frame] = []
+        if self.broken:
+            return frames
+        target = self.frame + max(0, round(seconds * self.fps))
+        cap_ms = capture_every * 1000.0 if capture_every else 0.0
+        base, start = self.now_ms, self.frame
+        cap_index = 1
+        if capture_origin is not None and cap_ms > 0:
+            base = capture_origin * 1000.0
+            cap_index = max(0, math.floor((self.now_ms - base) / cap_ms + 1e-6)) + 1
+        try:
+            if include_start:
+                frames.append(await self.capture())
+            while self.frame < target:
+                stop = min(target, self.frame + CHUNK_FRAMES)
+                res = await self._clock("run", stop, base, cap_ms, cap_index, self._clock_id, track_circles)
+                for frame_no, circles in res.get("tracks") or []:
+                    self.circle_track.append((frame_no * 1000.0 / self.fps,
+                                              [(float(x), float(y), float(r)) for x, y, r in circles]))
+                if res.get("trackSize"):
+                    self.track_size = (int(res["trackSize"][0]), int(res["trackSize"][1]))
+                self.frame, cap_index = int(res["frame"]), int(res["capIndex"])
+                self._note_dialogs(res.get("dialogs"))
+                raw, offset = unpack(res["data"]), 0
+                for cap in res["captures"]:
+                    t = cap["frame"] * 1000.0 / self.fps
+                    size = int(cap["w"]) * int(cap["h"]) * 3
+                    frames.append(frame_from_capture(t, cap, raw[offset:offset + size]))
+                    offset += size
+        except PageBroken:
+            pass
+        finally:
+            self.harness.virtual_s += (self.frame - start) / self.fps
+        return frames
+
+    async def capture(self) -> Frame:
+        """A frame of the current state (see Frame): the largest canvas, else the DOM raster."""
+        cap = await self._clock("capture")
+        return frame_from_capture(self.now_ms, cap, unpack(cap["data"]))
+
+    async def snapshot(self) -> Frame:
+        """The whole viewport (DOM included) downscaled to ``capture_width``, as a Frame."""
+        return await self._screenshot_frame(self.now_ms)
+
+    async def _screenshot_frame(self, t_ms: float) -> Frame:
+        vw, vh = self.viewport
+        params = {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False,
+                  "clip": {"x": 0, "y": 0, "width": vw, "height": vh, "scale": self.capture_width / vw}}
+        for attempt in range(3):
+            try:
+                # A fresh CDP session each time: a reload may have moved the page to a new renderer.
+                cdp = await asyncio.wait_for(self.context.new_cdp_session(self.page), self.step_timeout_s)
+                try:
+                    shot = await self.run_limited(cdp.send("Page.captureScreenshot", params), what="capturing")
+                finally:
+                    asyncio.ensure_future(_quiet(cdp.detach()))
+                return frame_from_png(t_ms, base64.b64decode(shot["data"]), self.viewport)
+            except (TimeoutError, PlaywrightError) as exc:
+                message = getattr(exc, "message", "timed out")
+                if attempt == 2 or not _NAV_GONE.search(message):
+                    raise CheckError(f"harness screenshot failed: {message}") from exc
+                await self._after_navigation()
+        raise AssertionError("unreachable")
+
+    async def screenshot(self) -> bytes:
+        """Full-resolution PNG of the viewport, for evidence."""
+        return await self.run_limited(self.page.screenshot(type="png", timeout=0), what="taking a screenshot")
+
+    async def press(self, key: str) -> None:
+        """A real key press to the focused page (Playwright key names: "Space", "Enter", "r")."""
+        await self.run_limited(self.page.keyboard.press(key), what=f"handling the key {key}")
+
+    async def click(self, x: float, y: float) -> None:
+        """A real mouse click at viewport coordinates (CSS px)."""
+        await self.run_limited(self.page.mouse.click(x, y), what="handling a click")
+
+    async def click_canvas(self, fx: float = 0.5, fy: float = 0.5) -> bool:
+        """Click at a fraction of the largest canvas (or of the viewport when there is none)."""
+        box = await self._clock("mainRect")
+        left, top, w, h = box["rect"]
+        await self.click(left + fx * w, top + fy * h)
+        return bool(box["canvas"])
+
+    async def reload(self) -> None:
+        """A real reload in the same context (localStorage kept); the clock continues."""
+        try:
+            await self.run_limited(self.page.reload(wait_until="load"), what="reloading")
+        except PlaywrightError as exc:
+            self._break(f"the page did not reload: {exc.message.splitlines()[0]}")
+            raise PageBroken(self.broken or "") from None
+        await self._resync()
+
+    async def texts(self) -> list[tuple[str, float, float, int]]:
+        """Canvas text drawn so far: (text, first ms, last ms, times drawn)."""
+        return [tuple(t) for t in await self._clock("texts")]  # type: ignore[misc]
+
+    async def dom_text(self) -> str:
+        """The page's visible text (document.body.innerText)."""
+        return str(await self._clock("domText"))
+
+    async def refresh(self) -> None:
+        """Pull dialogs recorded by the page since the last advance."""
+        state = await self._clock("state")
+        self._note_dialogs(state.get("dialogs"))
+        for url in state.get("opened", []):
+            self.record_blocked(f"window.open {url}")
+
+    # ---- events ------------------------------------------------------------------------------
+    def record_blocked(self, url: str) -> None:
+        if url not in self.blocked:
+            self.blocked.append(url)
+            self.harness.blocked.append(url)
+
+    def _note_dialogs(self, dialogs: list[str] | None) -> None:
+        for text in (dialogs or [])[len(self.dialogs):]:
+            self.dialogs.append(text)
+            self.harness.dialogs.append(text)
+
+    def _add_error(self, text: str) -> None:
+        if len(self.errors) < 200:
+            self.errors.append(text)
+            self.harness.page_errors.append(text)
+
+    def _on_pageerror(self, err: PlaywrightError) -> None:
+        where = ""
+        for line in (err.stack or "").splitlines()[1:]:
+            m = re.search(r"(https?://[^\s)]+):(\d+):\d+", line)
+            if m and m.group(1).startswith(ORIGIN):
+                where = f" (at {m.group(1).rsplit('/', 1)[-1]}:{m.group(2)})"
+                break
+        self._add_error(f"{err.name or 'Error'}: {err.message}{where}")
+
+    def _on_console(self, msg: ConsoleMessage) -> None:
+        if msg.type != "error" or msg.text.startswith("Failed to load resource"):
+            return
+        loc = msg.location or {}
+        where = f" (at {loc.get('url', '').rsplit('/', 1)[-1]}:{loc.get('lineNumber')})" if loc.get("url") else ""
+        self._add_error(f"console.error: {msg.text}{where}")
+
+    def _on_dialog(self, dialog: Dialog) -> None:
+        self.dialogs.append(f"{dialog.type}: {dialog.message}")
+        asyncio.ensure_future(self._dismiss(dialog))
+
+    async def _dismiss(self, dialog: Dialog) -> None:
+        try:
+            await dialog.dismiss()
+        except PlaywrightError:
+            pass
+
+    def _on_navigated(self, frame: Any) -> None:
+        if frame == self.page.main_frame and not frame.url.startswith(ORIGIN):
+            self._break(f"the page navigated away to {frame.url}")
+
+    def _break(self, reason: str) -> None:
+        if self.broken is None:
+            self.broken = reason
+            log.info("page broken", reason=reason)

@@ -1,0 +1,299 @@
+"""refresh-rate: does motion depend on the display's frame rate?
+
+The same artefact runs with the same input script at 60 Hz and at 240 Hz. For every 240 Hz
+sample at virtual time t the best-matching 60 Hz frame (time tau) is found by pixels, and
+tau = s * t + b is fitted robustly (Theil-Sen). s ~ 1: motion follows virtual time (timer-driven,
+fixed-step and delta-time loops pass); s ~ 4: motion follows frames (per-frame physics fails).
+Samples where the 240 Hz screen is frozen (game over) or unchanged are left out; a page where
+nothing moves cannot be judged and is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from dataclasses import dataclass
+from itertools import pairwise
+
+from .._model import CheckResult, Evidence
+from ._frames import Frame
+from ._imaging import Image, encode_png, filmstrip, thermo, thermo_distance
+from ._page import PageBroken, PageSession
+from ._registry import ProbeContext
+
+__all__ = ["INPUT_SCRIPTS", "InputStep", "play", "refresh_input", "refresh_rate_check"]
+
+CHECK_ID = "refresh-rate"
+T240 = 2.0          # virtual seconds simulated at 240 Hz
+T60 = 4 * T240 + 0.5  # the 60 Hz run must cover a 4x faster 240 Hz run
+CAP240 = 1 / 120    # dense at 240 Hz: a frame-locked game's first input-free window is short there
+CAP60 = 1 / 30
+CAPTURE_WIDTH = 64
+STILL = 0.002       # mean distance (quantisation steps) under which two frames are "the same"
+PASS_RANGE = (0.75, 1.35)
+
+
+@dataclass(frozen=True)
+class InputStep:
+    """One input at virtual time ``t`` (s): ``press:<Key>`` or ``click:<fx>,<fy>`` (canvas fractions)."""
+
+    t: float
+    action: str
+
+
+INPUT_SCRIPTS: dict[str, list[InputStep]] = {}
+
+
+def refresh_input(task_id: str, steps: list[InputStep]) -> None:
+    """Declare that a task gets the refresh-rate check, played with this input script."""
+    INPUT_SCRIPTS[task_id] = sorted(steps, key=lambda s: s.t)
+
+
+async def act(session: PageSession, action: str) -> None:
+    """Perform one scripted input with real keyboard/mouse events."""
+    kind, _, arg = action.partition(":")
+    if kind == "press":
+        await session.press(arg)
+    elif kind == "click":
+        fx, fy = (float(v) for v in arg.split(","))
+        await session.click_canvas(fx, fy)
+    else:
+        raise ValueError(f"unknown input action {action!r}")
+
+
+async def play(session: PageSession, steps: list[InputStep], duration: float, capture_every: float,
+               *, include_start: bool = True) -> list[Frame]:
+    """Play ``steps`` (times relative to now) for ``duration`` virtual s, capturing on a fixed grid."""
+    origin = session.now_ms / 1000.0
+    frames: list[Frame] = []
+    if include_start and not session.broken:
+        try:
+            frames.append(await session.capture())
+        except PageBroken:
+            return frames
+    for step in [s for s in steps if s.t < duration] + [InputStep(duration, "")]:
+        wait = origin + step.t - session.now_ms / 1000.0
+        if wait > 1e-9:
+            frames += await session.advance(wait, capture_every=capture_every, capture_origin=origin)
+        if session.broken or not step.action:
+            break
+        try:
+            await act(session, step.action)
+        except PageBroken:
+            break
+    return frames
+
+
+def _changes(frames: list[Frame], codes: list[int]) -> list[float]:
+    px = frames[0].width * frames[0].height if frames else 1
+    return [0.0] + [thermo_distance(codes[i], codes[i - 1], px) for i in range(1, len(codes))]
+
+
+def theil_sen(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """Robust line fit: the median of pairwise slopes, then the median intercept."""
+    slopes = [(y2 - y1) / (x2 - x1) for i, (x1, y1) in enumerate(points) for x2, y2 in points[i + 1:]
+              if abs(x2 - x1) > 1e-9]
+    s = statistics.median(slopes)
+    b = statistics.median(y - s * x for x, y in points)
+    return s, b
+
+
+class Runs:
+    """Both runs' frames with their thermometer codes and per-sample change, computed once."""
+
+    def __init__(self, f60: list[Frame], f240: list[Frame]) -> None:
+        self.f60, self.f240 = f60, f240
+        self.px = f60[0].width * f60[0].height
+        self.c60, self.c240 = [thermo(f.image) for f in f60], [thermo(f.image) for f in f240]
+        self.ch60, self.ch240 = _changes(f60, self.c60), _changes(f240, self.c240)
+        self.t60 = [f.t_ms / 1000.0 for f in f60]
+        self.t240 = [f.t_ms / 1000.0 for f in f240]
+        self._dist: dict[tuple[int, int], float] = {}
+        # i >= 2: the change from the capture at load to the first painted frame is not motion.
+        moving = [i for i in range(2, len(f240)) if self.ch240[i] > STILL]
+        # The fit stops where the 240 Hz screen last changed (a frozen game-over screen after it).
+        self.last_moving = moving[-1] if moving else -1
+
+
+def _distance(self: Runs, i: int, j: int) -> float:
+    """Distance between 240 Hz sample i and 60 Hz frame j (cached: windows reuse the full search)."""
+    key = (i, j)
+    d = self._dist.get(key)
+    if d is None:
+        d = self._dist[key] = thermo_distance(self.c240[i], self.c60[j], self.px)
+    return d
+
+
+Runs.distance = _distance  # type: ignore[attr-defined]
+
+
+def fit_rate(runs: Runs, window: tuple[float, float] | None = None) -> dict[str, object]:
+    """Match moving 240 Hz samples to their best 60 Hz frame and fit tau = s * t + b.
+
+    With ``window`` only samples and frames with times inside it are used: between two inputs
+    the game is input-free in both runs, so any rate relation holds there (for a frame-locked
+    game the runs diverge after the first input at identical virtual times).
+    """
+    if runs.last_moving < 0:
+        return {"ok": False, "static": True, "reason": "nothing on the screen moves at 240 Hz"}
+    lo, hi = window if window else (-1.0, 1e9)
+    cand = [j for j, t in enumerate(runs.t60) if lo - 1e-6 <= t <= hi + 1e-6]
+    if len(cand) < 3:
+        return {"ok": False, "reason": "too few 60 Hz frames in the window"}
+    edge = runs.t60[cand[-1]] - 2 * CAP60 + 1e-6  # a best match at the window's end is ambiguous
+    points, dists = [], []
+    for i in range(1, runs.last_moving + 1):
+        t = runs.t240[i]
+        if runs.ch240[i] <= STILL or not (lo - 1e-6 <= t < hi - 1e-6):
+            continue  # unchanged since the previous sample: its time is ambiguous
+        best_j, best_d = -1, 9.0
+        for j in cand:
+            if runs.t60[j] > 4.5 * t + 0.5:
+                break
+            d = runs.distance(i, j)
+            if d < best_d:
+                best_j, best_d = j, d
+        if best_j < 0:
+            continue
+        frozen = (best_j == 0 or runs.ch60[best_j] <= STILL) and \
+            (best_j + 1 >= len(runs.f60) or runs.ch60[best_j + 1] <= STILL)
+        if runs.t60[best_j] > edge and window is not None:
+            break  # the 240 Hz run has left the 60 Hz window: later samples have no true match
+        if frozen or runs.t60[best_j] > edge:
+            continue
+        points.append((t, runs.t60[best_j]))
+        dists.append(best_d)
+    if len(points) < 5:
+        return {"ok": False, "reason": f"only {len(points)} moving 240 Hz samples could be matched "
+                "(the screen froze or stopped changing too soon)", "n": len(points)}
+    if len({round(tau, 4) for _, tau in points}) < 4:
+        return {"ok": False, "reason": "the moving 240 Hz samples all match the same few 60 Hz frames",
+                "n": len(points)}
+    s, b = theil_sen(points)
+    tol = 0.05 + 0.04 * max(abs(s), 1.0)
+    inliers = [p for p in points if abs(p[1] - (s * p[0] + b)) <= tol]
+    return {"ok": True, "s": s, "b": b, "points": points, "inliers": len(inliers), "n": len(points),
+            "mean_match": statistics.fmean(dists), "moving_until": runs.t240[runs.last_moving],
+            "window": list(window) if window else None}
+
+
+def _consistent(fit: dict[str, object]) -> bool:
+    return bool(fit.get("ok")) and int(fit["inliers"]) >= 0.6 * int(fit["n"])  # type: ignore[call-overload]
+
+
+def _in_range(fit: dict[str, object]) -> bool:
+    return PASS_RANGE[0] <= float(fit["s"]) <= PASS_RANGE[1]  # type: ignore[arg-type]
+
+
+def judge(runs: Runs, steps: list[InputStep]) -> dict[str, object]:
+    """Decide from the first input-free window with motion, and from the whole run.
+
+    Inputs at identical virtual times keep a rate-independent game identical in both runs, so
+    the whole-run fit finds s ~ 1 for it. A frame-locked game diverges at its first input after
+    motion began, so only the first input-free window with motion holds its s ~ 4; that window
+    wins when it shows a rate dependence.
+    """
+    full = fit_rate(runs)
+    if full.get("static"):
+        return full
+    cuts = sorted({0.0, *(st.t for st in steps if 0 < st.t < T240), T240})
+    first: dict[str, object] | None = None
+    for lo, hi in pairwise(cuts):
+        changed = sum(1 for i, t in enumerate(runs.t240) if i > 1 and lo + 1e-6 < t < hi - 1e-6
+                      and runs.ch240[i] > STILL)  # i > 1: the first paint after load is not motion
+        if changed >= 3:
+            first = fit_rate(runs, (lo, hi)) if (lo, hi) != (0.0, T240) else full
+            break
+    if first is not None and _consistent(first) and not _in_range(first):
+        return first
+    if _consistent(full) and _in_range(full):
+        return full
+    if first is not None and _consistent(first):
+        return first
+    if _consistent(full):
+        return full
+    return full if full.get("ok") or first is None else first
+
+
+def _strips(ctx: ProbeContext, f60: list[Frame], f240: list[Frame], until: float) -> list[Evidence]:
+    """Filmstrips of both runs at the same 8 virtual times."""
+    by60 = {round(f.t_ms): f for f in f60}
+    by240 = {round(f.t_ms): f for f in f240}
+    common = sorted(set(by60) & set(by240))
+    usable = [t for t in common if t <= until * 1000 + 1] or common
+    if not usable:
+        return []
+    n = min(8, len(usable))
+    picks = [usable[round(k * (len(usable) - 1) / max(1, n - 1))] for k in range(n)]
+    out = []
+    for rate, frames in (("60hz", by60), ("240hz", by240)):
+        path, rel = ctx.evidence_path(f"refresh-rate-{rate}.png")
+        strip: Image = filmstrip([frames[t].image for t in picks])
+        path.write_bytes(encode_png(strip))
+        label = f"{rate[:-2]} Hz run at t = " + ", ".join(f"{t / 1000:.2f}" for t in picks) + " s"
+        out.append(Evidence(kind="file", label=label, path=rel))
+    return out
+
+
+def duration_60(steps: list[InputStep]) -> float:
+    """The 60 Hz run must reach 4x as far as the 240 Hz run's part that can be compared.
+
+    Without input that is the whole 240 Hz run; with input, the whole-run fit only needs s ~ 1
+    (T240) and a frame-locked game is judged in its first input-free window with motion (the
+    window ends at the second input at the latest).
+    """
+    times = sorted(st.t for st in steps if 0 < st.t < T240)
+    if len(times) < 2:
+        return T60
+    return min(T60, max(T240 + 0.5, 4 * times[1] + 0.3))
+
+
+async def _run(ctx: ProbeContext, fps: int, steps: list[InputStep], duration: float, every: float) -> \
+        tuple[list[Frame], str | None]:
+    session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=fps, capture_width=CAPTURE_WIDTH)
+    try:
+        frames = await play(session, steps, duration, every)
+        return frames, session.broken
+    finally:
+        await session.close()
+
+
+async def refresh_rate_check(ctx: ProbeContext, steps: list[InputStep]) -> CheckResult:
+    """Run the artefact at 60 and 240 Hz with ``steps`` and decide from pixels."""
+    started = time.monotonic()
+    (f60, broken60), (f240, broken240) = await asyncio.gather(
+        _run(ctx, 60, steps, duration_60(steps), CAP60), _run(ctx, 240, steps, T240, CAP240))
+
+    def took() -> float:
+        return time.monotonic() - started
+
+    broken = broken240 or broken60
+    if broken and (len(f240) < 10 or len(f60) < 10):
+        return CheckResult(id=CHECK_ID, status="fail", detail=f"the page could not be run: {broken}",
+                           duration_s=took())
+    if len(f60) < 3 or len(f240) < 3 or (f60[0].width, f60[0].height) != (f240[0].width, f240[0].height):
+        return CheckResult(id=CHECK_ID, status="error", detail="the two runs could not be captured alike",
+                           duration_s=took())
+    fit = judge(Runs(f60, f240), steps)
+    until = float(fit.get("moving_until", T240))  # type: ignore[arg-type]
+    evidence = _strips(ctx, f60, f240, until)
+    data = {k: v for k, v in fit.items() if k in ("s", "b", "n", "inliers", "mean_match", "moving_until", "window")}
+    if not fit["ok"]:
+        status = "skip" if fit.get("static") else "error"
+        return CheckResult(id=CHECK_ID, status=status, detail=f"cannot judge: {fit['reason']}",
+                           evidence=evidence, data=data, duration_s=took())
+    s = float(fit["s"])  # type: ignore[arg-type]
+    inliers, n = int(fit["inliers"]), int(fit["n"])  # type: ignore[call-overload]
+    evidence.insert(0, Evidence(kind="value", label="speed factor 240 Hz vs 60 Hz", value=round(s, 2)))
+    if inliers < 0.6 * n:
+        return CheckResult(id=CHECK_ID, status="error", evidence=evidence, data=data, duration_s=took(),
+                           detail=f"the two runs could not be matched consistently ({inliers}/{n} samples "
+                           f"fit tau = {s:.2f} t); motion may be random or input-driven")
+    if PASS_RANGE[0] <= s <= PASS_RANGE[1]:
+        return CheckResult(id=CHECK_ID, status="pass", evidence=evidence, data=data, duration_s=took(),
+                           detail=f"motion is the same at 60 and 240 Hz (speed factor {s:.2f}, {n} samples)")
+    how = f"{s:.1f}x faster" if s > 1 else (f"{1 / s:.1f}x slower" if s > 0.05 else "differently")
+    return CheckResult(id=CHECK_ID, status="fail", evidence=evidence, data=data, duration_s=took(),
+                       detail=f"at 240 Hz everything moves {how} than at 60 Hz: motion is tied to the "
+                       f"frame rate ({n} samples)")

@@ -1,0 +1,42 @@
+"""Shared by the flappy and ball probe tests: run a task's probes and refresh-rate once per fixture."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentbench.checks import CheckResult
+from agentbench.checks.browser import INPUT_SCRIPTS, PROBES, BrowserHarness, ProbeContext
+from agentbench.checks.browser._refresh import refresh_rate_check
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DEMO = Path(__file__).resolve().parents[3] / "agentbench" / "models" / "demo_data"
+
+
+class GameRuns:
+    """Caches results per (fixture, what) so several tests can assert on one run."""
+
+    def __init__(self, harness: BrowserHarness, task: str, evidence_root: Path) -> None:
+        self.harness, self.task, self.root = harness, task, evidence_root
+        self._probes: dict[str, dict[str, CheckResult]] = {}
+        self._refresh: dict[str, CheckResult] = {}
+
+    def _ctx(self, name: str) -> ProbeContext:
+        path = FIXTURES / self.task / name
+        return ProbeContext(harness=self.harness, artefact_dir=path.parent, entry=path.name,
+                            evidence_dir=self.root / name.replace(".html", "") / "evidence")
+
+    async def probes(self, name: str) -> dict[str, CheckResult]:
+        if name not in self._probes:
+            results = await PROBES[self.task](self._ctx(name))
+            self._probes[name] = {r.id: r for r in results}
+        return self._probes[name]
+
+    async def refresh(self, name: str) -> CheckResult:
+        if name not in self._refresh:
+            self._refresh[name] = await refresh_rate_check(self._ctx(name), INPUT_SCRIPTS[self.task])
+        return self._refresh[name]
+
+
+def explain(results: dict[str, CheckResult] | CheckResult) -> str:
+    items = [results] if isinstance(results, CheckResult) else list(results.values())
+    return "\n".join(f"{r.id}: {r.status} - {r.detail} {r.data}" for r in items)

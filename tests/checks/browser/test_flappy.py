@@ -1,0 +1,62 @@
+"""Flappy probes and refresh-rate on real Chromium, against fixture games of varied style.
+
+Every probe has a fixture that must pass it and one that must fail it; timer-driven, fixed-step
+and delta-time games must pass refresh-rate and a per-frame one must fail it.
+"""
+
+from __future__ import annotations
+
+import pytest
+import pytest_asyncio
+from _game_runs import GameRuns, explain
+
+from agentbench.checks.browser import BrowserHarness
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+EXPECT = {
+    # fixture: (flap-input, game-over, restart)
+    "dt_class_canvas.html": ("pass", "pass", "pass"),        # class, delta time, start on Space, canvas text
+    "fixed_func_overlay.html": ("pass", "pass", "pass"),     # functions, fixed step, starts at once, DOM overlay
+    "timer_dom.html": ("pass", "pass", "pass"),              # DOM sprites, setInterval physics, restart with R
+    "framelocked.html": ("pass", "pass", "pass"),            # per-frame physics (fails refresh-rate only)
+    "no_flap.html": ("fail", "pass", "fail"),                # only ArrowUp flaps
+    "no_gameover.html": ("pass", "fail", "error"),           # the game never ends
+    "hint_never_ends.html": ("pass", "fail", "error"),       # never ends; "R: restart" drawn all along
+    "no_restart.html": ("pass", "pass", "fail"),             # input ignored after game over
+    "restart_dies.html": ("pass", "pass", "fail"),           # restart keeps the dead bird
+}
+REFRESH = {"dt_class_canvas.html": "pass", "fixed_func_overlay.html": "pass", "timer_dom.html": "pass",
+           "framelocked.html": "fail", "framelocked_autostart.html": "fail"}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def runs(chromium_path: str, tmp_path_factory: pytest.TempPathFactory):
+    async with BrowserHarness(chromium_path) as harness:
+        yield GameRuns(harness, "flappy", tmp_path_factory.mktemp("flappy"))
+
+
+@pytest.mark.parametrize("name", list(EXPECT))
+async def test_flappy_probes(runs: GameRuns, name: str) -> None:
+    results = await runs.probes(name)
+    got = tuple(results[c].status for c in ("flap-input", "game-over", "restart"))
+    assert got == EXPECT[name], explain(results)
+
+
+async def test_flap_input_evidence_and_detail(runs: GameRuns) -> None:
+    results = await runs.probes("dt_class_canvas.html")
+    flap = results["flap-input"]
+    assert "Space lifts the bird" in flap.detail and "a click lifts the bird" in flap.detail
+    paths = [e.path for e in flap.evidence]
+    assert paths == ["evidence/flap-none.png", "evidence/flap-space.png", "evidence/flap-click.png"]
+    root = runs.root / "dt_class_canvas"
+    assert all((root / p).read_bytes().startswith(b"\x89PNG") for p in paths)
+
+
+@pytest.mark.parametrize("name", list(REFRESH))
+async def test_flappy_refresh_rate(runs: GameRuns, name: str) -> None:
+    result = await runs.refresh(name)
+    assert result.status == REFRESH[name], explain(result)
+    if result.status == "fail":
+        assert "4.0x faster" in result.detail
+    assert [e.label.split()[0] for e in result.evidence if e.kind == "file"] == ["60", "240"]

@@ -1,0 +1,210 @@
+"""The browser harness on real Chromium: the virtual clock, isolation, real input, time limits."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from agentbench.checks.browser import BrowserHarness, PageBroken
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def harness(chromium_path: str):
+    async with BrowserHarness(chromium_path) as h:
+        yield h
+
+
+def page(tmp_path: Path, body: str, name: str = "index.html") -> Path:
+    (tmp_path / name).write_text(f"<!doctype html><html><body>{body}</body></html>", encoding="utf-8")
+    return tmp_path
+
+
+async def test_frames_run_at_exact_virtual_times(harness: BrowserHarness, tmp_path: Path) -> None:
+    folder = page(tmp_path, """<script>
+      window.stamps = []; window.perf = []; window.dates = [];
+      function f(ts) { stamps.push(ts); perf.push(performance.now()); dates.push(Date.now());
+                       requestAnimationFrame(f); }
+      requestAnimationFrame(f);</script>""")
+    s = await harness.open(folder, fps=240)
+    try:
+        await s.advance(1.0)
+        stamps, perf, dates = await s.eval("() => [stamps, perf, dates]")
+        assert len(stamps) == 240
+        assert stamps == [n * 1000 / 240 for n in range(1, 241)]  # computed, not accumulated
+        assert perf == stamps
+        assert dates[-1] - dates[0] == pytest.approx(1000 - 1000 / 240, abs=1)
+        assert s.now_ms == pytest.approx(1000)
+    finally:
+        await s.close()
+
+
+async def test_timers_due_before_a_frame_run_first_at_their_own_time(harness: BrowserHarness, tmp_path: Path) -> None:
+    folder = page(tmp_path, """<script>
+      window.log = [];
+      setTimeout(() => log.push('timeout@' + performance.now()), 10);
+      requestAnimationFrame((t) => log.push('raf@' + t.toFixed(2)));
+      let n = 0; const id = setInterval(() => { if (++n === 20) clearInterval(id); }, 50);
+      window.count = () => n;
+      window.chain = []; let depth = 0;
+      function nest() { chain.push(performance.now()); if (++depth < 10) setTimeout(nest, 0); }
+      setTimeout(nest, 0);</script>""")
+    s = await harness.open(folder, fps=60)
+    try:
+        await s.advance(2.0)
+        log, count, chain = await s.eval("() => [log, count(), chain]")
+        assert log == ["timeout@10", "raf@16.67"]
+        assert count == 20
+        # the HTML nesting clamp: from the 6th nested timeout on, at least 4 ms apart
+        assert chain == [0, 0, 0, 0, 0, 4, 8, 12, 16, 20]
+    finally:
+        await s.close()
+
+
+async def test_an_exception_is_reported_and_the_clock_goes_on(harness: BrowserHarness, tmp_path: Path) -> None:
+    folder = page(tmp_path, """<script>
+      window.frames_seen = 0;
+      function f() { requestAnimationFrame(f); if (++frames_seen === 3) throw new Error('bird is undefined'); }
+      requestAnimationFrame(f);</script>""")
+    s = await harness.open(folder, fps=60)
+    try:
+        await s.advance(0.5)
+        assert await s.eval("() => frames_seen") == 30
+        assert len(s.errors) == 1 and "bird is undefined" in s.errors[0] and "(at index.html:" in s.errors[0]
+        assert s.errors[0] in harness.page_errors
+    finally:
+        await s.close()
+
+
+async def test_busy_waits_on_the_clock_end(harness: BrowserHarness, tmp_path: Path) -> None:
+    folder = page(tmp_path, """<script>
+      const t0 = Date.now(); while (Date.now() - t0 < 3000) {}
+      window.n = 0;
+      function f() { const s = performance.now(); while (performance.now() - s < 16) {} n++; requestAnimationFrame(f); }
+      requestAnimationFrame(f);</script>""")
+    started = time.monotonic()
+    s = await harness.open(folder, fps=60)
+    try:
+        await s.advance(1.0)
+        assert s.broken is None and await s.eval("() => n") == 60
+        assert time.monotonic() - started < 20
+    finally:
+        await s.close()
+
+
+async def test_randomness_is_seeded(harness: BrowserHarness, tmp_path: Path) -> None:
+    folder = page(tmp_path, "<script>window.r = [Math.random(), Math.random(), Math.random()];</script>")
+    seqs = []
+    for seed in (1, 1, 2):
+        s = await harness.open(folder, seed=seed)
+        seqs.append(await s.eval("() => r"))
+        await s.close()
+    assert seqs[0] == seqs[1] != seqs[2]
+
+
+async def test_outside_requests_are_blocked_and_reported(harness: BrowserHarness, tmp_path: Path) -> None:
+    (tmp_path / "data.json").write_text('{"ok": 1}')
+    folder = page(tmp_path, """<script>
+      window.res = [];
+      fetch('data.json').then(r => r.json()).then(j => res.push('local ' + j.ok));
+      fetch('http://198.51.100.1/x').then(() => res.push('outside reached')).catch(() => res.push('outside blocked'));
+      </script>""")
+    s = await harness.open(folder)
+    try:
+        got: list[str] = []
+        for _ in range(20):  # the fetches settle on real network tasks, between frames
+            got = await s.eval("() => window.res")
+            if len(got) == 2:
+                break
+            await s.advance(0.05)
+        assert sorted(got) == ["local 1", "outside blocked"]
+        assert "http://198.51.100.1/x" in s.blocked
+    finally:
+        await s.close()
+
+
+async def test_dialogs_are_answered_and_recorded(harness: BrowserHarness, tmp_path: Path) -> None:
+    folder = page(tmp_path, "<script>setTimeout(() => { alert('You crashed'); window.c = confirm('again?'); }, 100)"
+                            "</script>")
+    s = await harness.open(folder)
+    try:
+        await s.advance(0.2)
+        assert s.dialogs == ["alert: You crashed", "confirm: again?"]
+        assert await s.eval("() => window.c") is False
+    finally:
+        await s.close()
+
+
+async def test_real_keyboard_and_mouse_reach_the_page(harness: BrowserHarness, tmp_path: Path) -> None:
+    folder = page(tmp_path, """<canvas id="c" width="400" height="200" style="margin:50px"></canvas><script>
+      window.got = [];
+      addEventListener('keydown', e => got.push(e.code));
+      document.getElementById('c').addEventListener('click', e => got.push([e.offsetX, e.offsetY]));
+      </script>""")
+    s = await harness.open(folder)
+    try:
+        await s.press("Space")
+        assert await s.click_canvas(0.25, 0.5) is True
+        assert await s.eval("() => got") == ["Space", [100, 100]]
+    finally:
+        await s.close()
+
+
+async def test_reload_keeps_storage_and_the_clock(harness: BrowserHarness, tmp_path: Path) -> None:
+    folder = page(tmp_path, "<script>localStorage.n = (+localStorage.n || 0) + 1; window.t = performance.now();"
+                            "</script>")
+    s = await harness.open(folder)
+    try:
+        await s.advance(1.5)
+        await s.reload()
+        assert await s.eval("() => [localStorage.n, window.t >= 1500]") == ["2", True]
+        await s.advance(0.5)
+        assert s.now_ms == pytest.approx(2000) and s.broken is None
+    finally:
+        await s.close()
+
+
+async def test_captures_canvas_and_dom_pages(harness: BrowserHarness, tmp_path: Path) -> None:
+    (tmp_path / "c").mkdir()
+    canvas = page(tmp_path / "c", """
+      <canvas id="c" width="800" height="400"></canvas><script>
+      const g = document.getElementById('c').getContext('2d'); let x = 0;
+      (function f() { x += 4; g.fillStyle = '#000'; g.fillRect(0, 0, 800, 400); g.fillStyle = '#f00';
+        g.beginPath(); g.arc(x, 200, 40, 0, Math.PI * 2); g.fill(); requestAnimationFrame(f); })();</script>""")
+    (tmp_path / "d").mkdir()
+    dom = page(tmp_path / "d", """<div id="b" style="position:absolute;left:0;top:100px;width:80px;height:80px;
+      background:#0a0;border-radius:50%"></div><script>let x = 0;
+      (function f() { x += 4; document.getElementById('b').style.left = x + 'px'; requestAnimationFrame(f); })();
+      </script>""")
+    for folder, is_canvas in ((canvas, True), (dom, False)):
+        s = await harness.open(folder)
+        try:
+            frames = await s.advance(1.0, capture_every=0.25, include_start=True)
+            assert [f.t_ms for f in frames] == [0, 250, 500, 750, 1000]
+            assert frames[1].width == 160
+            assert frames[1].image.rgb != frames[2].image.rgb  # what moves on screen moves in the capture
+            if is_canvas:
+                # x = 4 px per draw: one draw at load + 60 frames
+                assert frames[-1].canvas_size == (800, 400) and frames[-1].circles == [(244.0, 200.0, 40.0)]
+            else:
+                assert frames[-1].canvas_size is None
+        finally:
+            await s.close()
+
+
+async def test_a_hung_evaluate_ends_in_a_verdict(harness: BrowserHarness, tmp_path: Path) -> None:
+    folder = page(tmp_path, "<p>fine</p>")
+    s = await harness.open(folder, step_timeout_s=2)
+    try:
+        started = time.monotonic()
+        with pytest.raises(PageBroken):
+            await s.eval("() => { for (;;) {} }", timeout_s=2)
+        assert time.monotonic() - started < 10
+        assert s.hung and "did not finish" in (s.broken or "")
+        assert await s.advance(1.0) == []  # a broken page is not played any further
+    finally:
+        await s.close()

@@ -1,0 +1,119 @@
+"""Hostile pages end in a verdict within a bound, never in a hung harness."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from agentbench.checks.browser import BrowserHarness, PageBroken, run_browser_checks_async
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
+STEP_S = 3.0
+BOUND_S = 30.0  # generous for a loaded 2-core CI box; the limits inside are STEP_S per step
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def harness(chromium_path: str):
+    async with BrowserHarness(chromium_path) as h:
+        yield h
+
+
+async def play(harness: BrowserHarness, name: str, *, press: bool = False):
+    started = time.monotonic()
+    s = await harness.open(HOSTILE, name, step_timeout_s=STEP_S)
+    try:
+        frames = await s.advance(2.0, capture_every=0.5)
+        if press:
+            with pytest.raises(PageBroken):
+                await s.press("Space")
+        if not s.broken:
+            await s.refresh()
+        return s, frames, time.monotonic() - started
+    finally:
+        await s.close()
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("top_loop.html", "did not finish"),
+    ("raf_loop.html", "did not finish"),
+    ("alert_storm.html", "did not finish"),
+    ("navigate_away.html", "navigated away"),
+])
+async def test_pages_that_hang_or_leave_are_broken_in_bounded_time(harness: BrowserHarness, name: str,
+                                                                   reason: str) -> None:
+    s, _, took = await play(harness, name)
+    assert s.broken is not None and reason in s.broken
+    assert took < BOUND_S
+
+
+async def test_alert_storm_is_reported(harness: BrowserHarness) -> None:
+    s, _, _ = await play(harness, "alert_storm.html")
+    assert len(s.dialogs) >= 10 and s.dialogs[0] == "alert: Game over!"
+
+
+async def test_navigation_away_is_blocked_and_reported(harness: BrowserHarness) -> None:
+    s, _, _ = await play(harness, "navigate_away.html")
+    assert "http://198.51.100.1/game" in s.blocked
+
+
+async def test_outside_fetches_are_blocked_while_the_page_plays(harness: BrowserHarness) -> None:
+    s, frames, took = await play(harness, "fetch_out.html")
+    assert s.broken is None and len(frames) == 4
+    assert {"http://198.51.100.1/highscores", "http://198.51.100.1/style.css",
+            "https://198.51.100.1/bird.png"} <= set(s.blocked)
+    assert took < BOUND_S
+
+
+async def test_busy_waits_play_on(harness: BrowserHarness) -> None:
+    s, frames, took = await play(harness, "busy_wait.html")
+    assert s.broken is None and len(frames) == 4 and frames[0].image.rgb != frames[1].image.rgb
+    assert took < BOUND_S
+
+
+async def test_a_key_handler_that_hangs_is_terminated(harness: BrowserHarness) -> None:
+    s, _, took = await play(harness, "key_loop.html", press=True)
+    assert s.hung and "key Space" in (s.broken or "")
+    assert took < BOUND_S
+
+
+async def test_a_runaway_allocation_ends(harness: BrowserHarness) -> None:
+    s, _, took = await play(harness, "huge_alloc.html")
+    assert s.broken is not None  # crashed (out of memory) or terminated by the time limit
+    assert took < BOUND_S
+
+
+async def test_full_checks_on_a_page_that_never_loads_fail_fast(chromium_path: str, tmp_path: Path) -> None:
+    started = time.monotonic()
+    results = await run_browser_checks_async("flappy", HOSTILE, tmp_path / "evidence", entry="top_loop.html",
+                                             chromium_path=chromium_path)
+    took = time.monotonic() - started
+    by_id = {r.id: r for r in results}
+    assert list(by_id) == ["load", "flap-input", "game-over", "restart", "refresh-rate", "runtime-errors"]
+    assert all(by_id[c].status == "fail" for c in ("load", "flap-input", "game-over", "restart", "refresh-rate"))
+    assert "did not finish" in by_id["load"].detail
+    assert took < BOUND_S + 10
+
+
+async def test_load_fails_blank_and_throwing_pages(chromium_path: str, tmp_path: Path) -> None:
+    for entry, expect in (("blank.html", "blank"), ("throws_at_load.html", "uncaught error")):
+        results = await run_browser_checks_async("no-such-task", HOSTILE, tmp_path / entry, entry=entry,
+                                                 chromium_path=chromium_path)
+        by_id = {r.id: r for r in results}
+        assert by_id["load"].status == "fail" and expect in by_id["load"].detail, by_id["load"]
+        assert (tmp_path / entry / "load.png").is_file()
+        if entry == "throws_at_load.html":
+            assert by_id["runtime-errors"].status == "fail"
+            assert "reading 'flap'" in by_id["runtime-errors"].evidence[0].value
+
+
+async def test_sync_entry_point_works_inside_a_running_loop(chromium_path: str, tmp_path: Path) -> None:
+    from agentbench.checks.browser import run_browser_checks
+
+    results = run_browser_checks("no-such-task", HOSTILE, tmp_path / "ev", entry="blank.html",
+                                 chromium_path=chromium_path)
+    assert [(r.id, r.status) for r in results] == [("load", "fail"), ("runtime-errors", "pass")]
