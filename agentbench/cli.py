@@ -135,9 +135,10 @@ def check_cmd(
         typer.echo(json.dumps(report.to_json(), indent=2))
     else:
         print_checks(out, report, attempt / "evidence")
-    if report.checks and all(c.status == "error" for c in report.checks):
-        raise typer.Exit(2)
-    raise typer.Exit(0 if report.verdict == "pass" else 1)
+    if report.verdict == "pass":
+        raise typer.Exit(0)
+    # Any real failure is a verdict (1); only harness errors and nothing failed: could not check (2).
+    raise typer.Exit(1 if any(c.status == "fail" for c in report.checks) else 2)
 
 
 @models_app.callback()
