@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -29,7 +30,7 @@ from agentbench.runner import RunOptions, run  # noqa: E402
 from agentbench.tasks import load_task  # noqa: E402
 
 TOK_S = 30.0
-CONCURRENCY = (1, 4, 16)
+CONCURRENCY = tuple(int(c) for c in os.environ.get("BENCH_CONCURRENCY", "1,4,16").split(","))
 
 
 def make_engine(tokens: int):

@@ -121,6 +121,7 @@ class _Session:
         self.sandbox, self.client, self.limits, self.entry = sandbox, client, limits, entry
         self.transcript = transcript
         self.max_tokens_per_request = max_tokens_per_request
+        self.entry_verified = False
         self.deadline = asyncio.get_running_loop().time() + limits.wall_s
         self.messages: list[dict[str, Any]] = []
         self.turns = 0
@@ -173,9 +174,13 @@ class _Session:
         loop = asyncio.get_running_loop()
         for call in calls:
             outcome = await execute(call, self.sandbox, max_timeout_s=max(1.0, self.deadline - loop.time()))
+            self.entry_verified = False  # any tool call may have changed the workspace
             if outcome.finished:
-                if self.finish_refusals >= 1 or await _entry_exists(self.sandbox, self.entry):
+                if self.finish_refusals >= 1:
                     self.stop, self.summary = "finish", outcome.summary
+                elif await _entry_exists(self.sandbox, self.entry):
+                    self.stop, self.summary = "finish", outcome.summary
+                    self.entry_verified = True  # saves the final check one sandbox exec
                 else:
                     self.finish_refusals += 1
                     outcome = ToolOutcome(content=FINISH_REFUSED.format(entry=self.entry), is_error=True,
@@ -241,7 +246,7 @@ class BuiltinAgent:
                 transcript.event("error", error_type=type(exc).__name__, error=str(exc), turns=s.turns)
                 raise
             s.stop = "wall"
-        exists = await _entry_exists(sandbox, entry)
+        exists = s.entry_verified or await _entry_exists(sandbox, entry)
         assert s.stop is not None
         if s.stop in BUDGET_STOPS:
             status = "budget"
