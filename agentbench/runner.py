@@ -252,6 +252,10 @@ async def run(
     """Run the matrix; returns when every cell has a stored result."""
     from .models import DemoServer
 
+    # No engine or no image stops the run before anything is written, with the command that fixes it.
+    from .sandbox import ensure_image
+
+    await asyncio.to_thread(ensure_image)
     if options.checks:  # a malformed checklist is a usage error now, before any token is spent
         from .checks._checklist import load_checklist
 
@@ -298,10 +302,6 @@ async def run(
             if progress:
                 progress("done", cell, res)
         todo = [c for c in todo if c.model not in failed]
-    if todo:  # no engine or no image stops the run here, with the command that fixes it
-        from .sandbox import ensure_image
-
-        await asyncio.to_thread(ensure_image)
     demo_needed = any(by_model[c.model].demo for c in todo)
     gate = asyncio.Semaphore(max(1, options.concurrency))
     per_model = {m.name: asyncio.Semaphore(m.max_concurrency) for m in models}

@@ -93,3 +93,18 @@ def test_missing_key_names_the_variable_before_anything_runs(tmp_path: Path) -> 
     assert proc.returncode == 2
     assert "AGENTBENCH_TEST_KEY" in proc.stderr
     assert not (tmp_path / "artefacts").exists()
+
+
+def test_unreachable_docker_says_how_to_start_it_and_writes_nothing(tmp_path: Path) -> None:
+    env_host = os.environ.get("DOCKER_HOST")
+    os.environ["DOCKER_HOST"] = f"unix://{tmp_path}/no-docker.sock"
+    try:
+        proc = _agentbench("run", "--model", "demo", "--task", "flappy", cwd=tmp_path)
+    finally:
+        if env_host is None:
+            os.environ.pop("DOCKER_HOST")
+        else:
+            os.environ["DOCKER_HOST"] = env_host
+    assert proc.returncode == 2
+    assert "Start it with `dockerd &`" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "artefacts").exists()
