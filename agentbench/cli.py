@@ -68,6 +68,8 @@ def run_cmd(
             models = [ModelConfig.model_validate(m) for m in manifest.models.values()]
             tasks = resolve_tasks(",".join(manifest.tasks))
             max_tokens = max_tokens or manifest.max_tokens
+            checks = checks and manifest.checks  # a run started with --no-checks stays unchecked
+            concurrency = concurrency if concurrency != 1 else manifest.concurrency
         else:
             known = load_models()
             models = [resolve_model(n.strip(), known) for n in model.split(",") if n.strip()]

@@ -280,7 +280,8 @@ async def run(
         manifest = RunManifest(
             run_id=run_id, agentbench_version=__version__, command=sys.argv,
             models={m.name: m.model_dump(mode="json") for m in models}, tasks=[t.id for t in tasks],
-            repeats=options.repeats, max_tokens=options.max_tokens, cells=cells,
+            repeats=options.repeats, max_tokens=options.max_tokens, checks=options.checks,
+            concurrency=options.concurrency, cells=cells,
         )
         write_json(run_dir / "run.json", manifest)
     by_model = {m.name: m for m in models}

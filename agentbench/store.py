@@ -175,6 +175,8 @@ class RunManifest(BaseModel):
     repeats: int = 1
     agent: str = "builtin"
     max_tokens: int | None = None
+    checks: bool = True  # resume keeps what the run was started with
+    concurrency: int = 1
     cells: list[CellRef] = Field(default_factory=list)
     status: Literal["running", "completed", "interrupted", "failed"] = "running"
     updated_at: str = Field(default_factory=utcnow)

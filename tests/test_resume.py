@@ -40,6 +40,9 @@ def _check_run(run_dir: Path) -> list[AttemptResult]:
     leftovers = [p for p in run_dir.rglob("*.tmp")]
     assert leftovers == []
     assert {(r.task, r.model, r.repeat) for r in results} == {(c.task, c.model, c.repeat) for c in manifest.cells}
+    # The resumed cells ran with the options the run was started with (--no-checks, concurrency 2).
+    assert manifest.checks is False and manifest.concurrency == 2
+    assert all(r.checks == [] for r in results)
     return results
 
 
