@@ -5,7 +5,7 @@ setup:
 	bash scripts/setup.sh
 
 demo: setup
-	agentbench run --model demo --task flappy
+	python3 -m agentbench run --model demo --task flappy
 
 test: setup
 	python3 -m pytest

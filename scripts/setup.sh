@@ -29,6 +29,6 @@ python3 -m pip install -q --disable-pip-version-check -e '.[test]'
 
 if ! docker image inspect agentbench/web:latest >/dev/null 2>&1; then
     echo "setup: building the sandbox image (first time only: a few minutes)"
-    agentbench sandbox build
+    python3 -m agentbench sandbox build
 fi
 echo "setup: ready"
