@@ -86,6 +86,10 @@ def print_summary(console: Console, summary) -> None:
         if r.error:
             line = f"{r.task}/{r.model}/r{r.repeat}: INFRA ERROR ({r.error.kind}): {r.error.message}"
         console.print(escape(line), highlight=False)
+        for c in r.checks:  # what a person would see, in one line per failing check
+            if c.status == "fail":
+                detail = c.detail if len(c.detail) <= 160 else c.detail[:157] + "..."
+                console.print(f"  [red]{c.id}[/]: {escape(detail)}", highlight=False)
     infra = [r for r in summary.results if r.outcome == "infra-error"]
     if infra:
         console.print(f"[yellow]{len(infra)} infra error(s): not the model's fault, excluded from pass rates. "
