@@ -13,9 +13,9 @@ from .errors import AgentbenchError
 
 
 def _report_run_dirs(refs: list[str], out_dir: Path) -> list[Path]:
-    from .runner import _resolve_run_dir
+    from .store import resolve_run_dir
 
-    return [_resolve_run_dir(out_dir, ref) for ref in refs]
+    return [resolve_run_dir(out_dir, ref) for ref in refs]
 
 
 @app.command("report")

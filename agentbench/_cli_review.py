@@ -78,8 +78,7 @@ def review_cmd(
 ) -> None:
     """A second model scores each artefact against reviewers/<task>.toml. Exit 1 if any review failed."""
     from .review import ReviewOptions, pairwise_task, review_run
-    from .runner import _resolve_run_dir
-    from .store import load_manifest
+    from .store import load_manifest, resolve_run_dir
 
     tasks = [t.strip() for t in task.split(",") if t.strip()] if task else None
     models = [m.strip() for m in model.split(",") if m.strip()] if model else None
@@ -87,7 +86,7 @@ def review_cmd(
         if not reviewer:
             raise AgentbenchError("Give the reviewer model: --reviewer NAME (a model in models.toml), "
                                   "or set AGENTBENCH_REVIEWER.")
-        run_dir = _resolve_run_dir(runs_dir, run_ref)
+        run_dir = resolve_run_dir(runs_dir, run_ref)
         cfg = _reviewer(reviewer, list(load_manifest(run_dir).models))
         options = ReviewOptions(max_reasks=max_reasks, concurrency=concurrency, missing_only=missing)
         if pairwise:

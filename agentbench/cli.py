@@ -62,9 +62,9 @@ def run_cmd(
         if retry not in (None, "infra"):
             raise AgentbenchError(f"--retry accepts only 'infra', not '{retry}'.")
         if resume:
-            from .runner import _resolve_run_dir
+            from .store import resolve_run_dir
 
-            manifest = load_manifest(_resolve_run_dir(out_dir, resume))
+            manifest = load_manifest(resolve_run_dir(out_dir, resume))
             models = [ModelConfig.model_validate(m) for m in manifest.models.values()]
             tasks = resolve_tasks(",".join(manifest.tasks))
             max_tokens = max_tokens or manifest.max_tokens
@@ -225,11 +225,11 @@ def stats_cmd(
     """Pass rates with Wilson 95% intervals, flipping checks, paired comparisons (McNemar exact)."""
     from rich.table import Table
 
-    from .runner import _resolve_run_dir
     from .stats import compute_stats, load_results
+    from .store import resolve_run_dir
 
     try:
-        stats = compute_stats(load_results(_resolve_run_dir(out_dir, run_ref)))
+        stats = compute_stats(load_results(resolve_run_dir(out_dir, run_ref)))
     except AgentbenchError as exc:
         _fail(exc)
     if json_out:

@@ -18,7 +18,7 @@ import structlog
 
 from . import __version__
 from .config import ModelConfig, resolve_api_key
-from .errors import AgentbenchError, ModelError, ModelHTTPError, SandboxError, StoreError
+from .errors import AgentbenchError, ModelError, ModelHTTPError, SandboxError
 from .store import (
     AgentSummary,
     AttemptResult,
@@ -30,6 +30,7 @@ from .store import (
     load_manifest,
     load_result,
     new_run_id,
+    resolve_run_dir,
     utcnow,
     write_json,
 )
@@ -233,15 +234,6 @@ def _infra_result(run_id: str, run_dir: Path, cell: CellRef, task: Task, error: 
     return result
 
 
-def _resolve_run_dir(out_dir: Path, ref: str) -> Path:
-    path = Path(ref)
-    if (path / "run.json").is_file():
-        return path
-    if (out_dir / ref / "run.json").is_file():
-        return out_dir / ref
-    raise StoreError(f"No run '{ref}' in {out_dir} (looked for {out_dir / ref / 'run.json'}).")
-
-
 async def run(
     models: list[ModelConfig],
     tasks: list[Task],
@@ -262,7 +254,7 @@ async def run(
         for t in tasks:
             load_checklist(t.id, task=t)
     if options.resume:
-        run_dir = _resolve_run_dir(options.out_dir, options.resume)
+        run_dir = resolve_run_dir(options.out_dir, options.resume)
         manifest = load_manifest(run_dir)
         run_id = manifest.run_id
         # A run killed hard (kill -9) leaves its containers behind: remove this run's, and only its.

@@ -39,6 +39,7 @@ __all__ = [
     "load_manifest",
     "load_result",
     "new_run_id",
+    "resolve_run_dir",
     "write_json",
 ]
 
@@ -180,6 +181,16 @@ class RunManifest(BaseModel):
     cells: list[CellRef] = Field(default_factory=list)
     status: Literal["running", "completed", "interrupted", "failed"] = "running"
     updated_at: str = Field(default_factory=utcnow)
+
+
+def resolve_run_dir(out_dir: Path, ref: str) -> Path:
+    """A run given as a folder path, or as a run id under out_dir (the folder holding run folders)."""
+    path = Path(ref)
+    if (path / "run.json").is_file():
+        return path
+    if (out_dir / ref / "run.json").is_file():
+        return out_dir / ref
+    raise StoreError(f"No run '{ref}' in {out_dir} (looked for {out_dir / ref / 'run.json'}).")
 
 
 def load_manifest(run_dir: Path) -> RunManifest:
