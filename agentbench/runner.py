@@ -98,16 +98,13 @@ async def run_cell(
     from .models import ChatClient
     from .sandbox import DockerSandbox, LazySandbox
 
-    adir = attempt_dir(run_dir, cell)
-    if adir.exists():  # a half-done attempt from a crash: start it afresh
-        shutil.rmtree(adir)
-    adir.mkdir(parents=True)
+    adir = _fresh_attempt_dir(run_dir, cell)
     limits = AgentLimits(
         max_turns=task.limits.max_turns, max_tokens=task.limits.max_tokens, wall_s=task.limits.wall_s
     )
     result = AttemptResult(
         run_id=run_id, task=task.id, model=model.name, repeat=cell.repeat, outcome="infra-error",
-        limits={**task.limits.model_dump(), "max_tokens_per_request": max_tokens or model.max_tokens},
+        limits=_recorded_limits(task, model, max_tokens),
     )
     started = time.monotonic()
     model_s = checks_s = 0.0
@@ -222,15 +219,26 @@ async def _preflight_models(models: list[ModelConfig]) -> dict[str, InfraError]:
     return {name: err for name, err in results if err is not None}
 
 
-def _infra_result(run_id: str, run_dir: Path, cell: CellRef, task: Task, error: InfraError) -> AttemptResult:
-    result = AttemptResult(
-        run_id=run_id, task=task.id, model=cell.model, repeat=cell.repeat, outcome="infra-error", error=error,
-        limits=task.limits.model_dump(), finished_at=utcnow(),
-    )
+def _fresh_attempt_dir(run_dir: Path, cell: CellRef) -> Path:
+    """The attempt folder, emptied: a half-done attempt from a crash starts afresh."""
     adir = attempt_dir(run_dir, cell)
     if adir.exists():
         shutil.rmtree(adir)
-    write_json(adir / "result.json", result)
+    adir.mkdir(parents=True)
+    return adir
+
+
+def _recorded_limits(task: Task, model: ModelConfig, max_tokens: int | None) -> dict[str, Any]:
+    return {**task.limits.model_dump(), "max_tokens_per_request": max_tokens or model.max_tokens}
+
+
+def _infra_result(run_id: str, run_dir: Path, cell: CellRef, task: Task, model: ModelConfig,
+                  max_tokens: int | None, error: InfraError) -> AttemptResult:
+    result = AttemptResult(
+        run_id=run_id, task=task.id, model=cell.model, repeat=cell.repeat, outcome="infra-error", error=error,
+        limits=_recorded_limits(task, model, max_tokens), finished_at=utcnow(),
+    )
+    write_json(_fresh_attempt_dir(run_dir, cell) / "result.json", result)
     return result
 
 
@@ -290,7 +298,8 @@ async def run(
     if options.preflight:
         failed = await _preflight_models([by_model[n] for n in sorted({c.model for c in todo})])
         for cell in [c for c in todo if c.model in failed]:
-            res = _infra_result(run_id, run_dir, cell, by_task[cell.task], failed[cell.model])
+            res = _infra_result(run_id, run_dir, cell, by_task[cell.task], by_model[cell.model],
+                                options.max_tokens, failed[cell.model])
             summary.results.append(res)
             if progress:
                 progress("done", cell, res)
