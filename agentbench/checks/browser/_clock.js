@@ -5,7 +5,9 @@
 // a frame run first, then the frame's requestAnimationFrame callbacks.  A real task
 // (MessageChannel) is yielded between frames so promise-based loops see every frame.
 // Every callback is wrapped so an exception is reported (reportError -> page error) and the
-// clock keeps going.  window.__AB_CFG = {fps, seed, epoch, capWidth} is prepended by Python.
+// clock keeps going.  window.__AB_CFG = {fps, seed, epoch, capWidth} is prepended by Python;
+// the harness sets the session's fps and capture width with sync() after every load, so one
+// browser context can serve sessions at different rates (see BrowserHarness: pooled contexts).
 (() => {
   "use strict";
   if (window.__agentbenchClock) return;
@@ -34,6 +36,7 @@
     Blob: window.Blob,
     Response: window.Response,
     CompressionStream: window.CompressionStream,
+    stringify: JSON.stringify.bind(JSON),
   };
   const defineValue = (obj, name, value) =>
     Object.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
@@ -41,7 +44,7 @@
   // ---- state -------------------------------------------------------------------------------
   const S = {
     id: Math.floor(N.realNow() * 1000) + "-" + Math.floor(Math.random() * 1e9),
-    fps: cfg.fps, frame: 0, now: 0, reads: 0, stepping: false,
+    fps: cfg.fps, capWidth: cfg.capWidth, frame: 0, now: 0, reads: 0, stepping: false, noSave: false,
     timers: new Map(), nextTimer: 1, nest: 0,
     rafs: new Map(), nextRaf: 1,
     dialogs: [], dialogCount: 0, opened: [],
@@ -55,9 +58,10 @@
   const SAVE_KEY = "__agentbench_clock";
   try {
     const saved = JSON.parse(window.sessionStorage.getItem(SAVE_KEY) || "null");
-    if (saved && saved.fps === S.fps) { S.frame = saved.frame; S.now = saved.now; }
+    if (saved && saved.fps > 0) { S.fps = saved.fps; S.frame = saved.frame; S.now = saved.now; }
   } catch (e) { /* storage unavailable: the harness re-syncs the clock after load */ }
   window.addEventListener("pagehide", () => {
+    if (S.noSave) return;  // the harness is resetting the page for the next session
     try {
       window.sessionStorage.setItem(SAVE_KEY, JSON.stringify({ fps: S.fps, frame: S.frame, now: S.now }));
     } catch (e) { /* ignore */ }
@@ -317,9 +321,9 @@
     if (!small) small = N.createElement.call(document, "canvas");
     let w, h;
     if (main === null) {
-      w = cfg.capWidth; h = Math.max(8, Math.round(w * (window.innerHeight || 600) / (window.innerWidth || 800)));
+      w = S.capWidth; h = Math.max(8, Math.round(w * (window.innerHeight || 600) / (window.innerWidth || 800)));
     } else {
-      w = Math.max(8, Math.min(cfg.capWidth, Math.round(main.r.width)));
+      w = Math.max(8, Math.min(S.capWidth, Math.round(main.r.width)));
       h = Math.max(8, Math.round(w * main.r.height / main.r.width));
     }
     if (small.width !== w || small.height !== h) { small.width = w; small.height = h; }
@@ -336,11 +340,9 @@
         try { N.drawImage.call(sctx, it.c, dx, dy, it.r.width * sx, it.r.height * sy); } catch (e) { /* tainted */ }
       }
     }
-    const rgba = N.getImageData.call(sctx, 0, 0, w, h).data;
-    const rgb = new Uint8Array(w * h * 3);
-    for (let p = 0, n = 0; p < rgba.length; p += 4) {
-      rgb[n++] = rgba[p]; rgb[n++] = rgba[p + 1]; rgb[n++] = rgba[p + 2];
-    }
+    // RGBA as read (Python drops the alpha bytes at C speed: a per-pixel JS loop is slow in a
+    // fresh renderer whose JIT is cold).
+    const rgb = new Uint8Array(N.getImageData.call(sctx, 0, 0, w, h).data.buffer);
     if (main === null) {
       return { meta: { w, h, circles: [], canvas: null, dom: true,
         rect: [0, 0, window.innerWidth || 800, window.innerHeight || 600] }, rgb };
@@ -378,12 +380,13 @@
   }
 
   // ---- stepping --------------------------------------------------------------------------------
+  let channel = null, wake = null;  // one channel for every yield (creating one costs more)
   function yieldTask() {
-    return new N.Promise((resolve) => {
-      const ch = new N.MessageChannel();
-      ch.port1.onmessage = () => resolve();
-      ch.port2.postMessage(0);
-    });
+    if (channel === null) {
+      channel = new N.MessageChannel();
+      channel.port1.onmessage = () => { const w = wake; wake = null; if (w) w(); };
+    }
+    return new N.Promise((resolve) => { wake = resolve; channel.port2.postMessage(0); });
   }
   function frameTime(n) { return n * 1000 / S.fps; }
   async function stepFrame() {
@@ -400,6 +403,12 @@
   }
 
   const api = {
+    // The harness calls every method through here: one JSON string is far cheaper for
+    // Playwright to carry than a structured value.
+    async call(method, args) {
+      const result = await api[method](...args);
+      return N.stringify(result === undefined ? null : result);
+    },
     // Run frames up to `toFrame`; capture when a frame reaches capBase + k * capMs (k >= 1).
     async run(toFrame, capBase, capMs, capIndex, expectId, track) {
       if (expectId && expectId !== S.id) return { stale: true };
@@ -444,7 +453,10 @@
       return { rect: [main.r.left, main.r.top, main.r.width, main.r.height], canvas: true };
     },
     // After a navigation the new document's clock starts at 0: move it to the session's frame.
-    sync(frame) {
+    // `fps` and `capWidth` are the session's (a pooled context serves sessions at any rate).
+    sync(frame, fps, capWidth) {
+      if (fps > 0) S.fps = fps;
+      if (capWidth > 0) S.capWidth = capWidth;
       if (S.frame < frame) {
         const shift = frameTime(frame) - S.now;
         S.frame = frame;
@@ -465,6 +477,27 @@
       const out = [];
       for (const [text, r] of S.texts) out.push([text, r.first, r.last, r.count]);
       return out;
+    },
+    // Called by the harness on its own blank page (no artefact code) before the page is reused:
+    // forget the tab's session storage and window.name, delete IndexedDB databases and caches
+    // (cookies, local storage and the rest are cleared from the browser side as well).
+    async wipe() {
+      S.noSave = true;
+      try { window.sessionStorage.clear(); } catch (e) { /* ignore */ }
+      try { window.localStorage.clear(); } catch (e) { /* ignore */ }
+      try { window.name = ""; } catch (e) { /* ignore */ }
+      const waits = [];
+      try {
+        for (const db of await indexedDB.databases()) {
+          waits.push(new N.Promise((resolve) => {
+            const req = indexedDB.deleteDatabase(db.name);
+            req.onsuccess = req.onerror = req.onblocked = () => resolve();
+          }));
+        }
+      } catch (e) { /* ignore */ }
+      try { if (window.caches) for (const k of await caches.keys()) waits.push(caches.delete(k)); } catch (e) { /* ignore */ }
+      await N.Promise.all(waits);
+      return true;
     },
     domText() {
       try { return document.body ? document.body.innerText.slice(0, 20000) : ""; } catch (e) { return ""; }

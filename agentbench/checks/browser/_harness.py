@@ -1,11 +1,21 @@
-"""The browser harness: one Chromium per check run, a fresh context per probe, a virtual clock.
+"""The browser harness: one Chromium per check run, a pristine page per session, a virtual clock.
 
 Each :class:`PageSession` serves the artefact folder from a route-served origin
-(``https://artefact.local/``), blocks and records every request to any other origin, injects
+(``http://localhost/``), blocks and records every request to any other origin, injects
 ``_clock.js`` before page code and steps it at an exact frame rate. Every step that runs page
-code has a hard time limit: on timeout ``Runtime.terminateExecution`` is sent over a CDP session
-opened before the page loaded, so infinite loops, busy-waits, alert storms and navigation away
-end in a verdict (``session.broken`` says why) instead of a hung harness.
+code has a hard time limit: on timeout ``Runtime.terminateExecution`` is sent over a CDP session,
+so infinite loops, busy-waits, alert storms and navigation away end in a verdict
+(``session.broken`` says why) instead of a hung harness.
+
+Browser contexts are pooled. A new context and its renderer cost about 0.6 CPU-seconds on a
+small machine, three times a whole second of play, so a session that ends cleanly hands its
+context back; the next session gets it after a wipe: the old document is unloaded (its unload
+handlers run), cookies, local storage, IndexedDB, cache storage and service workers of the
+origin are cleared from the browser side, session storage and ``window.name`` from a blank page
+of our own, and the entry is loaded anew with the clock at frame 0 and the same seed. A page
+that hung, crashed, navigated away or opened a second page is never reused. At most
+``max_sessions`` sessions are open at once (default: the number of cores, at least 2); more
+only fight over the CPU.
 """
 
 from __future__ import annotations
@@ -13,12 +23,14 @@ from __future__ import annotations
 import asyncio
 import json
 import mimetypes
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import unquote, urlsplit
 
 import structlog
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from ...errors import CheckError
@@ -41,7 +53,25 @@ CHROMIUM_ARGS = [
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     # A runaway allocation crashes the tab at 512 MB instead of eating the machine.
     "--js-flags=--max-old-space-size=512",
+    # A pooled page must never go "back" into a previous session's document.
+    "--disable-back-forward-cache",
 ]
+WIPE_PATH = "/__agentbench_wipe__"  # our blank page, served on the artefact's origin
+MAX_REUSE = 40  # sessions per pooled context before it is replaced (bounds heap growth)
+
+
+@dataclass
+class _Slot:
+    """A browser context with its one page, serving ``root`` to ``session``."""
+
+    context: BrowserContext
+    page: Page
+    cdp: CDPSession
+    root: Path
+    seed: int
+    viewport: tuple[int, int]
+    session: PageSession | None = None
+    uses: int = 0
 _CLOCK_JS = (Path(__file__).with_name("_clock.js")).read_text(encoding="utf-8")
 
 
@@ -52,8 +82,10 @@ class BrowserHarness:
     gathers the page errors of every session opened, for the shared ``runtime-errors`` check.
     """
 
-    def __init__(self, chromium_path: str | None = None) -> None:
+    def __init__(self, chromium_path: str | None = None, *, max_sessions: int | None = None) -> None:
         self.chromium_path = chromium_path or DEFAULT_CHROMIUM
+        self.max_sessions = max_sessions or max(2, os.cpu_count() or 2)
+        self.contexts_created = 0  # browser contexts made (sessions_opened - reuses)
         self.page_errors: list[str] = []
         self.blocked: list[str] = []
         self.dialogs: list[str] = []
@@ -61,6 +93,8 @@ class BrowserHarness:
         self.virtual_s = 0.0  # virtual seconds simulated by every session (for benchmarks)
         self._pw: Any = None
         self._browser: Browser | None = None
+        self._pool: list[_Slot] = []
+        self._free = asyncio.Semaphore(self.max_sessions)
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -83,6 +117,7 @@ class BrowserHarness:
             raise CheckError(f"could not launch Chromium at {self.chromium_path}: {exc.message}") from exc
 
     async def close(self) -> None:
+        self._pool.clear()  # closing the browser closes every context
         try:
             if self._browser is not None:
                 await asyncio.wait_for(self._browser.close(), 15)
@@ -100,10 +135,11 @@ class BrowserHarness:
     async def open(self, artefact_dir: Path, entry: str = "index.html", *, fps: int = 60, seed: int = 1,
                    viewport: tuple[int, int] = (800, 600), step_timeout_s: float = 5.0,
                    capture_width: int = 160) -> PageSession:
-        """Open the artefact in a fresh context with the virtual clock at ``fps``; returns after load.
+        """Open the artefact on a pristine page with the virtual clock at ``fps``; returns after load.
 
         Never raises for a broken artefact: a page that hangs, crashes or navigates away at load
         comes back with ``session.broken`` set. Raises CheckError when the harness itself fails.
+        Waits while ``max_sessions`` sessions are open; ``session.close()`` frees the place.
         """
         if self._browser is None:
             raise CheckError("BrowserHarness.open called before start() / async with")
@@ -111,31 +147,99 @@ class BrowserHarness:
         if not (root / entry).is_file():
             raise CheckError(f"artefact entry {root / entry} does not exist")
         try:
+            await asyncio.wait_for(self._free.acquire(), 600)
+        except TimeoutError:
+            raise CheckError(f"no browser session came free in 600 s ({self.max_sessions} open: "
+                             "a session that was never closed?)") from None
+        try:
+            session = PageSession(self, fps=fps, step_timeout_s=step_timeout_s, viewport=viewport,
+                                  capture_width=capture_width)
+            slot = self._take(seed, viewport)
+            if slot is not None and not await self._wipe(slot):
+                await self._discard(slot)
+                slot = None
+            if slot is None:
+                slot = await self._new_slot(root, seed, viewport)
+            slot.root, slot.session = root, session
+            slot.uses += 1
+            self.sessions_opened += 1
+            session.attach(slot)
+            await session.load(f"{ORIGIN}/{entry}")
+            return session
+        except BaseException:
+            self._free.release()
+            raise
+
+    def _take(self, seed: int, viewport: tuple[int, int]) -> _Slot | None:
+        for i, slot in enumerate(self._pool):
+            if slot.seed == seed and slot.viewport == viewport:
+                return self._pool.pop(i)
+        return None
+
+    async def _new_slot(self, root: Path, seed: int, viewport: tuple[int, int]) -> _Slot:
+        assert self._browser is not None
+        try:
             context = await self._browser.new_context(
                 viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1,
                 service_workers="block", locale="en-US", timezone_id="UTC", accept_downloads=False)
         except PlaywrightError as exc:
             raise CheckError(f"could not open a browser context: {exc.message}") from exc
-        self.sessions_opened += 1
-        cfg = {"fps": fps, "seed": seed, "epoch": 1704067200000, "capWidth": capture_width}
-        session = PageSession(self, context, fps=fps, step_timeout_s=step_timeout_s,
-                              viewport=viewport, capture_width=capture_width)
+        self.contexts_created += 1
+        cfg = {"fps": 60, "seed": seed, "epoch": 1704067200000, "capWidth": 160}
         try:
             await context.add_init_script(script=f"window.__AB_CFG = {json.dumps(cfg)};\n{_CLOCK_JS}")
-            await context.route("**/*", lambda route: self._serve(route, root, session))
             page = await context.new_page()
             cdp = await context.new_cdp_session(page)
+            slot = _Slot(context=context, page=page, cdp=cdp, root=root, seed=seed, viewport=viewport)
+            await context.route("**/*", lambda route: self._serve(route, slot))
         except PlaywrightError as exc:
-            await context.close()
+            await _close_quietly(context)
             raise CheckError(f"could not prepare a browser page: {exc.message}") from exc
-        session.attach(page, cdp)
-        await session.load(f"{ORIGIN}/{entry}")
-        return session
+        return slot
 
-    async def _serve(self, route: Any, root: Path, session: PageSession) -> None:
+    async def _wipe(self, slot: _Slot) -> bool:
+        """Make a pooled page pristine (see the module docstring); False when that failed."""
+        try:
+            async with asyncio.timeout(10):
+                await slot.page.goto(ORIGIN + WIPE_PATH, wait_until="load")
+                await slot.cdp.send("Storage.clearDataForOrigin", {"origin": ORIGIN, "storageTypes": "all"})
+                await slot.context.clear_cookies()
+                await slot.page.evaluate("() => window.__agentbenchClock.wipe()")
+            return True
+        except (TimeoutError, PlaywrightError) as exc:
+            log.info("pooled page could not be wiped; using a new context", error=str(exc)[:200])
+            return False
+
+    async def release(self, session: PageSession) -> None:
+        """Called by ``session.close()``: pool the context when the page ended cleanly, else close it."""
+        slot = session.slot
+        try:
+            if slot is None or slot.session is not session:
+                return
+            session.detach()
+            slot.session = None
+            clean = (not session.broken and not session.hung and not slot.page.is_closed()
+                     and len(slot.context.pages) == 1 and slot.page.url.startswith(ORIGIN + "/")
+                     and slot.uses < MAX_REUSE and self._browser is not None)
+            if clean:
+                self._pool.append(slot)
+            else:
+                await self._discard(slot)
+        finally:
+            self._free.release()
+
+    async def _discard(self, slot: _Slot) -> None:
+        await _close_quietly(slot.context)
+
+    async def _serve(self, route: Any, slot: _Slot) -> None:
         url = route.request.url
+        root, session = slot.root, slot.session
         try:
             if url.startswith(ORIGIN + "/") or url == ORIGIN:
+                if urlsplit(url).path == WIPE_PATH:
+                    await route.fulfill(status=200, body=b"<!doctype html><title>wipe</title>",
+                                        content_type="text/html")
+                    return
                 path = unquote(urlsplit(url).path).lstrip("/") or "index.html"
                 target = (root / path).resolve()
                 if target.is_dir():
@@ -146,7 +250,17 @@ class BrowserHarness:
                 else:
                     await route.fulfill(status=404, body=b"not found", content_type="text/plain")
                 return
-            session.record_blocked(url)
+            if session is not None:
+                session.record_blocked(url)
+            else:
+                self.blocked.append(url)
             await route.abort("blockedbyclient")
         except PlaywrightError:  # the page or context went away while the request was pending
             pass
+
+
+async def _close_quietly(context: BrowserContext) -> None:
+    try:
+        await asyncio.wait_for(context.close(), 10)
+    except (TimeoutError, PlaywrightError):
+        pass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import math
 import re
 from collections.abc import Awaitable
@@ -17,7 +18,7 @@ from ...errors import CheckError
 from ._frames import Frame, frame_from_capture, frame_from_png, unpack
 
 if TYPE_CHECKING:
-    from ._harness import BrowserHarness
+    from ._harness import BrowserHarness, _Slot
 
 __all__ = ["PageBroken", "PageSession"]
 
@@ -47,11 +48,12 @@ class PageSession:
     """An open artefact page. Use ``press``/``click``/``advance`` to play it; see HARNESS_API.md."""
 
     page: Page
+    context: BrowserContext
 
-    def __init__(self, harness: BrowserHarness, context: BrowserContext, *, fps: int,
-                 step_timeout_s: float, viewport: tuple[int, int], capture_width: int) -> None:
+    def __init__(self, harness: BrowserHarness, *, fps: int, step_timeout_s: float,
+                 viewport: tuple[int, int], capture_width: int) -> None:
         self.harness = harness
-        self.context = context
+        self.slot: _Slot | None = None
         self.fps = fps
         self.step_timeout_s = step_timeout_s
         self.viewport = viewport
@@ -67,17 +69,30 @@ class PageSession:
         self.track_size: tuple[int, int] | None = None
         self._clock_id: str | None = None
         self._cdp: CDPSession | None = None
+        self._handlers: list[tuple[str, Any]] = []
 
     # ---- lifecycle ---------------------------------------------------------------------------
-    def attach(self, page: Page, cdp: CDPSession) -> None:
-        self.page, self._cdp = page, cdp
-        page.on("pageerror", self._on_pageerror)
-        page.on("console", self._on_console)
-        page.on("dialog", self._on_dialog)
-        page.on("crash", lambda _p: self._break("the page crashed (out of memory or a renderer fault)"))
-        page.on("websocket", lambda ws: self.record_blocked(ws.url))
-        page.on("popup", lambda p: self.record_blocked(f"popup {p.url}"))
-        page.on("framenavigated", self._on_navigated)
+    def attach(self, slot: _Slot) -> None:
+        """Take over a (new or wiped) page of the harness; ``detach`` hands it back."""
+        self.slot, self.context, self.page, self._cdp = slot, slot.context, slot.page, slot.cdp
+        self._handlers = [
+            ("pageerror", self._on_pageerror),
+            ("console", self._on_console),
+            ("dialog", self._on_dialog),
+            ("crash", lambda _p: self._break("the page crashed (out of memory or a renderer fault)")),
+            ("websocket", lambda ws: self.record_blocked(ws.url)),
+            ("popup", lambda p: self.record_blocked(f"popup {p.url}")),
+            ("framenavigated", self._on_navigated),
+        ]
+        for event, handler in self._handlers:
+            slot.page.on(event, handler)
+
+    def detach(self) -> None:
+        for event, handler in self._handlers:
+            self.page.remove_listener(event, handler)
+        self._handlers = []
+        if self.slot is not None:
+            self.slot.cdp = self._cdp or self.slot.cdp  # a reload may have needed a new CDP session
 
     async def load(self, url: str) -> None:
         """Navigate to the entry and wait for load under the time limit."""
@@ -91,10 +106,8 @@ class PageSession:
         await self._resync()
 
     async def close(self) -> None:
-        try:
-            await asyncio.wait_for(self.context.close(), 10)
-        except (TimeoutError, PlaywrightError):
-            pass
+        """End the session: the harness pools the page when it ended cleanly, else closes it."""
+        await self.harness.release(self)
 
     @property
     def now_ms(self) -> float:
@@ -155,7 +168,9 @@ class PageSession:
         return await self.run_limited(self.page.evaluate(js, arg), timeout_s=timeout_s, what="evaluating")
 
     async def _clock(self, method: str, *args: Any, timeout_s: float | None = None) -> Any:
-        js = f"(a) => {CLOCK} ? {CLOCK}.{method}(...a) : '__no_clock__'"
+        # The result comes back as one JSON string: Playwright checks a structured result value
+        # by value, which cost more CPU than the whole page's work for a batch of captures.
+        js = f"(a) => {CLOCK} ? {CLOCK}.call('{method}', a) : '__no_clock__'"
         for _ in range(MAX_NAVIGATIONS):
             try:
                 result = await self.run_limited(self.page.evaluate(js, list(args)), timeout_s=timeout_s,
@@ -168,6 +183,7 @@ class PageSession:
             if result == "__no_clock__":
                 await self._after_navigation()
                 continue
+            result = json.loads(result)
             if isinstance(result, dict) and result.get("stale"):
                 await self._resync()
                 continue
@@ -193,7 +209,8 @@ class PageSession:
         for attempt in range(4):
             try:
                 clock_id = await self.run_limited(
-                    self.page.evaluate(f"(f) => {CLOCK} ? {CLOCK}.sync(f) : null", self.frame), what="starting")
+                    self.page.evaluate(f"(a) => {CLOCK} ? {CLOCK}.sync(...a) : null",
+                                       [self.frame, self.fps, self.capture_width]), what="starting")
                 break
             except PlaywrightError as exc:
                 if attempt < 3 and _NAV_GONE.search(exc.message):
@@ -257,7 +274,7 @@ class PageSession:
                 raw, offset = unpack(res["data"]), 0
                 for cap in res["captures"]:
                     t = cap["frame"] * 1000.0 / self.fps
-                    size = int(cap["w"]) * int(cap["h"]) * 3
+                    size = int(cap["w"]) * int(cap["h"]) * 4
                     frames.append(frame_from_capture(t, cap, raw[offset:offset + size]))
                     offset += size
         except PageBroken:

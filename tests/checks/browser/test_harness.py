@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -208,3 +209,82 @@ async def test_a_hung_evaluate_ends_in_a_verdict(harness: BrowserHarness, tmp_pa
         assert await s.advance(1.0) == []  # a broken page is not played any further
     finally:
         await s.close()
+
+
+async def test_a_pooled_page_starts_pristine(chromium_path: str, tmp_path: Path) -> None:
+    """A context handed to the next session keeps nothing the last artefact stored or set."""
+    folder = page(tmp_path, """<script>
+      window.seen = {
+        local: localStorage.getItem('k'), session: sessionStorage.getItem('k'), cookie: document.cookie,
+        name: window.name, t: performance.now(), date: Date.now(), r: Math.random(),
+      };
+      window.before = Promise.all([caches.keys(), indexedDB.databases()]);  // asked before anything is stored
+      localStorage.setItem('k', 'stale'); sessionStorage.setItem('k', 'stale');
+      document.cookie = 'k=stale; max-age=3600'; window.name = 'stale';
+      addEventListener('pagehide', () => localStorage.setItem('unload', 'stale'));
+      window.idb = new Promise((ok) => {
+        const req = indexedDB.open('db', 1);
+        req.onupgradeneeded = () => req.result.createObjectStore('s');
+        req.onsuccess = () => { const dbs = req.result.objectStoreNames.length; req.result.close(); ok(dbs); };
+      });
+      window.cache = caches.open('c').then((c) => c.put('/x', new Response('stale'))).then(() => caches.keys());
+      </script>""")
+    async with BrowserHarness(chromium_path) as h:
+        seen = []
+        for fps in (60, 240):
+            s = await h.open(folder, fps=fps)
+            try:
+                seen.append(await s.eval("async () => { const [keys, dbs] = await before; return "
+                                         "{...seen, keys, dbs: dbs.length, unload: localStorage.getItem('unload')}; }"))
+                await s.eval("() => Promise.all([idb, cache])")
+                await s.advance(1.0)
+                assert s.now_ms == pytest.approx(1000)
+            finally:
+                await s.close()
+        assert h.sessions_opened == 2 and h.contexts_created == 1  # the second session reused the context
+    first, second = seen
+    assert first == second, "the second session saw something the first one left"
+    assert first["local"] is None and first["session"] is None and first["cookie"] == "" and first["name"] == ""
+    assert first["keys"] == [] and first["unload"] is None and first["dbs"] == 0
+    assert first["t"] == 0
+
+
+async def test_a_pooled_page_runs_at_the_new_sessions_rate(chromium_path: str, tmp_path: Path) -> None:
+    folder = page(tmp_path, """<script>window.stamps = [];
+      (function f(ts) { if (ts !== undefined) stamps.push(ts); requestAnimationFrame(f); })();</script>""")
+    async with BrowserHarness(chromium_path) as h:
+        for fps in (60, 240, 60):
+            s = await h.open(folder, fps=fps)
+            try:
+                await s.advance(0.5)
+                stamps = await s.eval("() => stamps")
+                assert stamps == [n * 1000 / fps for n in range(1, fps // 2 + 1)]
+            finally:
+                await s.close()
+        assert h.contexts_created == 1
+
+
+async def test_a_broken_page_is_never_reused(chromium_path: str, tmp_path: Path) -> None:
+    folder = page(tmp_path, "<p>fine</p>")
+    async with BrowserHarness(chromium_path) as h:
+        s = await h.open(folder, step_timeout_s=1)
+        with pytest.raises(PageBroken):
+            await s.eval("() => { for (;;) {} }", timeout_s=1)
+        await s.close()
+        s = await h.open(folder)
+        assert s.broken is None and await s.eval("() => document.body.innerText") == "fine"
+        await s.close()
+        assert h.contexts_created == 2
+
+
+async def test_sessions_wait_for_a_free_place(chromium_path: str, tmp_path: Path) -> None:
+    folder = page(tmp_path, "<p>fine</p>")
+    async with BrowserHarness(chromium_path, max_sessions=1) as h:
+        first = await h.open(folder)
+        second = asyncio.ensure_future(h.open(folder))
+        await asyncio.sleep(0.5)
+        assert not second.done()  # waits while one session is open
+        await first.close()
+        s = await asyncio.wait_for(second, 10)
+        await s.close()
+        assert h.contexts_created == 1
