@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -84,30 +85,34 @@ async def run_checks(task: Task, artefact_dir: Path, attempt_dir: Path, *, sandb
             log.exception("checklist.error", task=task.id, error=repr(exc))
         return CheckReport(task.id, ordered, time.monotonic() - started, items)
 
-    results: list[CheckResult] = []
     entry = artefact_dir / task.entry
-    try:
-        results.append(await check_syntax(artefact_dir, sandbox, entry=task.entry))
-    except Exception as exc:  # a harness failure is recorded, never aborts the run
-        log.warning("check.syntax.error", error=str(exc))
-        results.append(CheckResult(id="syntax", status="error", detail=f"syntax check could not run: {exc}"))
+
+    async def syntax() -> list[CheckResult]:
+        try:
+            return [await check_syntax(artefact_dir, sandbox, entry=task.entry)]
+        except Exception as exc:  # a harness failure is recorded, never aborts the run
+            log.warning("check.syntax.error", error=str(exc))
+            return [CheckResult(id="syntax", status="error", detail=f"syntax check could not run: {exc}")]
+
+    async def browser() -> list[CheckResult]:
+        try:
+            from .browser import run_browser_checks_async
+
+            return await run_browser_checks_async(task.id, artefact_dir, attempt_dir / "evidence", entry=task.entry)
+        except Exception as exc:  # noqa: BLE001 - recorded as harness errors, visible as such
+            log.warning("check.browser.error", error=repr(exc))
+            return [CheckResult(id=cid, status="error", detail=f"browser harness failed: {exc!r}")
+                    for cid in task.checks if cid != "syntax"]
+
     if not entry.is_file():
+        results = await syntax()
         for cid in task.checks:
             if cid != "syntax":
                 results.append(CheckResult(id=cid, status="fail", detail=f"{task.entry} not found in the artefact"))
         return report(results)
-    try:
-        from .browser import run_browser_checks_async
-
-        results.extend(
-            await run_browser_checks_async(task.id, artefact_dir, attempt_dir / "evidence", entry=task.entry)
-        )
-    except Exception as exc:  # noqa: BLE001 - recorded as harness errors, visible as such
-        log.warning("check.browser.error", error=repr(exc))
-        have = {c.id for c in results}
-        for cid in task.checks:
-            if cid not in have:
-                results.append(CheckResult(id=cid, status="error", detail=f"browser harness failed: {exc!r}"))
+    # Independent: the sandboxed syntax check runs while Chromium starts and the probes play.
+    parsed, played = await asyncio.gather(syntax(), browser())
+    results = parsed + [r for r in played if r.id != "syntax"]
     have = {c.id for c in results}
     for cid in task.checks:
         if cid not in have:
