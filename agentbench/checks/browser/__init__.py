@@ -171,22 +171,31 @@ async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_di
             return [CheckResult(id=c, status="error", detail=str(exc)) for c in _all_ids(task_id)]
     ctx = ProbeContext(harness=harness, artefact_dir=artefact_dir, entry=entry, evidence_dir=evidence_dir)
     marks = (len(harness.page_errors), len(harness.dialogs), len(harness.blocked))
+    started = time.monotonic()
+    # load, the task's probes and refresh-rate use separate sessions: run them side by side (the
+    # harness opens at most max_sessions at once). load asks first, so it gets the first place.
+    load_task = asyncio.ensure_future(_load_check(ctx))
+    rest = asyncio.ensure_future(asyncio.gather(_task_probes(ctx, task_id), _refresh_check(ctx, task_id)))
     try:
-        load = await _load_check(ctx)
+        load = await load_task
         results = [load]
         if load.data.get("broken"):  # hung, crashed or left: nothing else can run
+            rest.cancel()
+            await asyncio.gather(rest, return_exceptions=True)
             why = f"the page could not be loaded: {load.detail}"
             results += [CheckResult(id=c, status="fail", detail=why) for c in _all_ids(task_id)[1:-1]]
         else:
-            started = time.monotonic()
-            # The task's probes and refresh-rate use separate contexts: run them side by side.
-            probes, refresh = await asyncio.gather(_task_probes(ctx, task_id), _refresh_check(ctx, task_id))
+            probes, refresh = await rest
             for r in probes:
                 r.duration_s = r.duration_s or time.monotonic() - started
             results += probes + refresh
         results.append(_runtime_errors(ctx, marks))
         return results
     finally:
+        for task in (load_task, rest):
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(load_task, rest, return_exceptions=True)
         if own:
             await harness.close()
 

@@ -218,7 +218,9 @@ class BrowserHarness:
                 return
             session.detach()
             slot.session = None
-            clean = (not session.broken and not session.hung and not slot.page.is_closed()
+            # A step still running (the session was cancelled mid-step) may be page code that never ends.
+            idle = session.inflight is None or session.inflight.done()
+            clean = (idle and not session.broken and not session.hung and not slot.page.is_closed()
                      and len(slot.context.pages) == 1 and slot.page.url.startswith(ORIGIN + "/")
                      and slot.uses < MAX_REUSE and self._browser is not None)
             if clean:

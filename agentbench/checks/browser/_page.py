@@ -70,6 +70,7 @@ class PageSession:
         self._clock_id: str | None = None
         self._cdp: CDPSession | None = None
         self._handlers: list[tuple[str, Any]] = []
+        self.inflight: asyncio.Future[Any] | None = None  # the last step that runs page code
 
     # ---- lifecycle ---------------------------------------------------------------------------
     def attach(self, slot: _Slot) -> None:
@@ -125,7 +126,7 @@ class PageSession:
                 aw.close()
             raise PageBroken(self.broken)
         limit = self.step_timeout_s if timeout_s is None else timeout_s
-        task = asyncio.ensure_future(aw)
+        task = self.inflight = asyncio.ensure_future(aw)
         try:
             return await asyncio.wait_for(asyncio.shield(task), limit)
         except TimeoutError:

@@ -288,3 +288,19 @@ async def test_sessions_wait_for_a_free_place(chromium_path: str, tmp_path: Path
         s = await asyncio.wait_for(second, 10)
         await s.close()
         assert h.contexts_created == 1
+
+
+async def test_a_session_cancelled_mid_step_is_not_reused(chromium_path: str, tmp_path: Path) -> None:
+    folder = page(tmp_path, "<p>fine</p>")
+    async with BrowserHarness(chromium_path) as h:
+        s = await h.open(folder)
+        step = asyncio.ensure_future(s.eval("() => { for (;;) {} }", timeout_s=30))
+        await asyncio.sleep(0.3)
+        step.cancel()  # as when the load check finds the page broken and the probes are called off
+        await asyncio.gather(step, return_exceptions=True)
+        await s.close()
+        started = time.monotonic()
+        s = await h.open(folder)
+        assert await s.eval("() => document.body.innerText") == "fine"
+        await s.close()
+        assert h.contexts_created == 2 and time.monotonic() - started < 5
