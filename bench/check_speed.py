@@ -1,7 +1,8 @@
 """How fast are the full browser checks? Wall seconds and virtual seconds played per wall second.
 
-For each fixture artefact (tests/checks/browser/fixtures/{flappy,ball}/*.html) and the demo
-artefacts, run every browser check (load, the task's probes, refresh-rate at 60 and 240 Hz,
+For each fixture artefact (tests/checks/browser/fixtures/{flappy,ball}/*.html,
+tests/checks/probes/fixtures/{todo,converter}/*.html) and the demo artefacts, run every browser
+check (load, the task's probes, refresh-rate at 60 and 240 Hz where the task has it,
 runtime-errors) and report:
 
 - wall s: the whole check run for that artefact, Chromium launch included (as `agentbench check`
@@ -9,7 +10,9 @@ runtime-errors) and report:
 - virtual s: seconds of game time simulated across all its sessions; speed = virtual / wall.
 
 Targets: <= 3 s per artefact, >= 10x faster than real time. Usage:
-    python bench/check_speed.py [--shared-only] [--json out.json] [NAME_FILTER]
+    python bench/check_speed.py [--shared-only] [--tasks flappy,ball] [--json out.json] [NAME_FILTER]
+
+AGENTBENCH_BROWSER_SESSIONS sets how many browser sessions a check run has open at once.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import argparse
 import asyncio
 import json
 import os
-import resource
 import statistics
 import sys
 import tempfile
@@ -30,14 +32,17 @@ sys.path.insert(0, str(ROOT))
 
 from agentbench.checks.browser import BrowserHarness, run_browser_checks_async  # noqa: E402 - after sys.path
 
-FIXTURES = ROOT / "tests" / "checks" / "browser" / "fixtures"
+FIXTURES = {"flappy": ROOT / "tests" / "checks" / "browser" / "fixtures" / "flappy",
+            "ball": ROOT / "tests" / "checks" / "browser" / "fixtures" / "ball",
+            "todo": ROOT / "tests" / "checks" / "probes" / "fixtures" / "todo",
+            "converter": ROOT / "tests" / "checks" / "probes" / "fixtures" / "converter"}
 DEMO = ROOT / "agentbench" / "models" / "demo_data"
 
 
-def artefacts(name_filter: str) -> list[tuple[str, Path, str]]:
+def artefacts(name_filter: str, tasks: list[str]) -> list[tuple[str, Path, str]]:
     found = []
-    for task in ("flappy", "ball"):
-        for path in sorted((FIXTURES / task).glob("*.html")):
+    for task in tasks:
+        for path in sorted(FIXTURES[task].glob("*.html")):
             found.append((task, path.parent, path.name))
         for kind in ("careful", "rushed"):
             if (DEMO / kind / task / "index.html").is_file():
@@ -45,9 +50,60 @@ def artefacts(name_filter: str) -> list[tuple[str, Path, str]]:
     return [a for a in found if name_filter in f"{a[1]}/{a[2]}"]
 
 
-def cpu_s() -> float:
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+class TreeCpu:
+    """CPU seconds of this process and all its descendants (Chromium, its renderers, the driver).
+
+    rusage of children only counts processes already reaped, and Chromium's renderers are reaped
+    by its zygote, so /proc is sampled every 20 ms while the measured code runs (a process that
+    lives under 20 ms is missed; the pooled renderers live for the whole check).
+    """
+
+    TICK = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self) -> None:
+        self.seen: dict[int, float] = {}
+        self._stop = asyncio.Event()
+
+    def _sample(self) -> None:
+        parents: dict[int, int] = {}
+        times: dict[int, float] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry)] = int(fields[1])
+            times[int(entry)] = (int(fields[11]) + int(fields[12])) / self.TICK
+        me, mine = os.getpid(), set()
+        for pid in times:
+            p, hops = pid, 0
+            while p > 1 and hops < 50:
+                if p == me:
+                    mine.add(pid)
+                    break
+                p, hops = parents.get(p, 0), hops + 1
+        for pid in mine:
+            self.seen[pid] = max(self.seen.get(pid, 0.0), times[pid])
+
+    async def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._sample()
+            await asyncio.sleep(0.02)
+
+    async def measure(self, coro: object) -> float:
+        self._sample()
+        before = dict(self.seen)
+        task = asyncio.ensure_future(self._loop())
+        try:
+            await coro  # type: ignore[misc]
+        finally:
+            self._sample()
+            self._stop.set()
+            await task
+        return sum(v - before.get(pid, 0.0) for pid, v in self.seen.items())
 
 
 def label(task: str, folder: Path, entry: str) -> str:
@@ -68,19 +124,19 @@ async def measure(items: list[tuple[str, Path, str]], shared_only: bool) -> list
                 wall_shared = time.perf_counter() - t0
                 virtual = shared.virtual_s - v0
                 row: dict[str, object] = {
-                    "artefact": name, "virtual_s": round(virtual, 1), "wall_shared_s": round(wall_shared, 2),
+                    "task": task, "artefact": name, "virtual_s": round(virtual, 1), "wall_shared_s": round(wall_shared, 2),
                     "speed_x": round(virtual / wall_shared, 1),
                     "verdicts": {r.id: r.status for r in results},
                 }
                 if not shared_only:
-                    c0 = cpu_s()
                     t0 = time.perf_counter()
-                    await run_browser_checks_async(task, folder, Path(tmp) / (name.replace("/", "_") + "-own"),
-                                                   entry=entry, chromium_path=chromium)
+                    cpu = await TreeCpu().measure(run_browser_checks_async(
+                        task, folder, Path(tmp) / (name.replace("/", "_") + "-own"), entry=entry,
+                        chromium_path=chromium))
                     row["wall_own_browser_s"] = round(time.perf_counter() - t0, 2)
-                    # CPU seconds of this process and of Chromium + driver (reaped when the run closed
-                    # its browser): independent of how busy the machine is.
-                    row["cpu_own_browser_s"] = round(cpu_s() - c0, 2)
+                    # CPU seconds of this process, Chromium and the driver: what the check costs,
+                    # however busy the machine is.
+                    row["cpu_own_browser_s"] = round(cpu, 2)
                 rows.append(row)
                 print(f"{name:42s} virtual {virtual:5.1f} s  wall(shared) {wall_shared:5.2f} s  "
                       f"x{virtual / wall_shared:5.1f}" + (f"  wall(own browser) {row['wall_own_browser_s']:5.2f} s"
@@ -94,10 +150,15 @@ def main() -> None:
     ap.add_argument("filter", nargs="?", default="")
     ap.add_argument("--shared-only", action="store_true", help="skip the runs with their own Chromium")
     ap.add_argument("--json", type=Path, help="write the rows as JSON here")
+    ap.add_argument("--tasks", default="flappy,ball,todo,converter", help="comma-separated task ids")
     args = ap.parse_args()
     load = os.getloadavg()[0]
     print(f"cores: {os.cpu_count()}, load average at start: {load:.1f}")
-    rows = asyncio.run(measure(artefacts(args.filter), args.shared_only))
+    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    unknown = [t for t in tasks if t not in FIXTURES]
+    if unknown:
+        ap.error(f"--tasks: unknown task(s) {', '.join(unknown)}; choose from {', '.join(FIXTURES)}")
+    rows = asyncio.run(measure(artefacts(args.filter, tasks), args.shared_only))
     if rows:
         walls = [float(r["wall_shared_s"]) for r in rows]  # type: ignore[arg-type]
         speeds = [float(r["speed_x"]) for r in rows]  # type: ignore[arg-type]
@@ -108,6 +169,17 @@ def main() -> None:
             cpu = [float(r["cpu_own_browser_s"]) for r in rows]  # type: ignore[arg-type]
             print(f"own browser:    median {statistics.median(own):.2f} s per artefact (max {max(own):.2f}); "
                   f"median {statistics.median(cpu):.2f} CPU s (all processes) per artefact")
+        for task in tasks:
+            mine = [r for r in rows if r["task"] == task]
+            if not mine:
+                continue
+            line = (f"  {task:10s} n={len(mine):2d}  shared median "
+                    f"{statistics.median(float(r['wall_shared_s']) for r in mine):.2f} s, "  # type: ignore[arg-type]
+                    f"x{statistics.median(float(r['speed_x']) for r in mine):.1f}")  # type: ignore[arg-type]
+            if not args.shared_only:
+                line += (f"; own browser {statistics.median(float(r['wall_own_browser_s']) for r in mine):.2f} s, "  # type: ignore[arg-type]
+                         f"{statistics.median(float(r['cpu_own_browser_s']) for r in mine):.2f} CPU s")  # type: ignore[arg-type]
+            print(line)
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))

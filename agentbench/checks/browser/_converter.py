@@ -9,6 +9,7 @@ with a row per unit, matched to its unit by the labels around it).
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -347,9 +348,12 @@ CHECK_IDS = tuple(check_id for check_id, _ in CHECKS)
 
 @task_probes("converter")
 async def probe_converter(ctx: ProbeContext, only: Iterable[str] | None = None) -> list[CheckResult]:
-    """Use the converter like a person; one result per check id, each from a fresh page.
+    """Use the converter like a person; one result per check id, each from a pristine page.
 
     `only` limits the run to some check ids (tests of a fixture built to break one check).
     """
     wanted = set(CHECK_IDS if only is None else only)
-    return [await run_check(ctx, check_id, body) for check_id, body in CHECKS if check_id in wanted]
+    # Each check has its own pristine page: run them side by side (the harness caps how many
+    # sessions are open at once); the results keep the CHECKS order.
+    return list(await asyncio.gather(*(run_check(ctx, check_id, body) for check_id, body in CHECKS
+                                       if check_id in wanted)))

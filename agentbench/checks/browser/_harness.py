@@ -84,7 +84,7 @@ class BrowserHarness:
 
     def __init__(self, chromium_path: str | None = None, *, max_sessions: int | None = None) -> None:
         self.chromium_path = chromium_path or DEFAULT_CHROMIUM
-        self.max_sessions = max_sessions or max(2, os.cpu_count() or 2)
+        self.max_sessions = max_sessions or _env_sessions() or max(2, os.cpu_count() or 2)
         self.contexts_created = 0  # browser contexts made (sessions_opened - reuses)
         self.page_errors: list[str] = []
         self.blocked: list[str] = []
@@ -259,6 +259,16 @@ class BrowserHarness:
             await route.abort("blockedbyclient")
         except PlaywrightError:  # the page or context went away while the request was pending
             pass
+
+
+def _env_sessions() -> int | None:
+    """AGENTBENCH_BROWSER_SESSIONS: browser sessions a check run may have open at once."""
+    raw = os.environ.get("AGENTBENCH_BROWSER_SESSIONS", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise CheckError(f"AGENTBENCH_BROWSER_SESSIONS must be a whole number >= 1, not {raw!r}")
+    return int(raw)
 
 
 async def _close_quietly(context: BrowserContext) -> None:
