@@ -124,7 +124,8 @@ async def measure(items: list[tuple[str, Path, str]], shared_only: bool) -> list
                 wall_shared = time.perf_counter() - t0
                 virtual = shared.virtual_s - v0
                 row: dict[str, object] = {
-                    "task": task, "artefact": name, "virtual_s": round(virtual, 1), "wall_shared_s": round(wall_shared, 2),
+                    "task": task, "artefact": name, "virtual_s": round(virtual, 1),
+                    "wall_shared_s": round(wall_shared, 2),
                     "speed_x": round(virtual / wall_shared, 1),
                     "verdicts": {r.id: r.status for r in results},
                 }
