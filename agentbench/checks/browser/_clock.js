@@ -479,24 +479,12 @@
       return out;
     },
     // Called by the harness on its own blank page (no artefact code) before the page is reused:
-    // forget the tab's session storage and window.name, delete IndexedDB databases and caches
-    // (cookies, local storage and the rest are cleared from the browser side as well).
-    async wipe() {
+    // what the browser-side clear of the origin's data leaves, the tab's session storage and
+    // window.name, and this document's hand-over of the clock to the next one.
+    wipe() {
       S.noSave = true;
       try { window.sessionStorage.clear(); } catch (e) { /* ignore */ }
-      try { window.localStorage.clear(); } catch (e) { /* ignore */ }
       try { window.name = ""; } catch (e) { /* ignore */ }
-      const waits = [];
-      try {
-        for (const db of await indexedDB.databases()) {
-          waits.push(new N.Promise((resolve) => {
-            const req = indexedDB.deleteDatabase(db.name);
-            req.onsuccess = req.onerror = req.onblocked = () => resolve();
-          }));
-        }
-      } catch (e) { /* ignore */ }
-      try { if (window.caches) for (const k of await caches.keys()) waits.push(caches.delete(k)); } catch (e) { /* ignore */ }
-      await N.Promise.all(waits);
       return true;
     },
     domText() {

@@ -202,8 +202,8 @@ class BrowserHarness:
         try:
             async with asyncio.timeout(10):
                 await slot.page.goto(ORIGIN + WIPE_PATH, wait_until="load")
+                # Cookies, local storage, IndexedDB, cache storage, service workers: browser side.
                 await slot.cdp.send("Storage.clearDataForOrigin", {"origin": ORIGIN, "storageTypes": "all"})
-                await slot.context.clear_cookies()
                 await slot.page.evaluate("() => window.__agentbenchClock.wipe()")
             return True
         except (TimeoutError, PlaywrightError) as exc:
