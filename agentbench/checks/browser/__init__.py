@@ -179,9 +179,7 @@ async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_di
     try:
         load = await load_task
         results = [load]
-        if load.data.get("broken"):  # hung, crashed or left: nothing else can run
-            rest.cancel()
-            await asyncio.gather(rest, return_exceptions=True)
+        if load.data.get("broken"):  # hung, crashed or left: nothing else can run (called off below)
             why = f"the page could not be loaded: {load.detail}"
             results += [CheckResult(id=c, status="fail", detail=why) for c in _all_ids(task_id)[1:-1]]
         else:

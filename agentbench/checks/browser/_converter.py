@@ -9,7 +9,6 @@ with a row per unit, matched to its unit by the labels around it).
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -23,7 +22,7 @@ from ._find import (
     dom,
     parse_numbers,
     press,
-    run_check,
+    run_checks_side_by_side,
     select_index,
     settle,
     type_into,
@@ -352,8 +351,4 @@ async def probe_converter(ctx: ProbeContext, only: Iterable[str] | None = None) 
 
     `only` limits the run to some check ids (tests of a fixture built to break one check).
     """
-    wanted = set(CHECK_IDS if only is None else only)
-    # Each check has its own pristine page: run them side by side (the harness caps how many
-    # sessions are open at once); the results keep the CHECKS order.
-    return list(await asyncio.gather(*(run_check(ctx, check_id, body) for check_id, body in CHECKS
-                                       if check_id in wanted)))
+    return await run_checks_side_by_side(ctx, CHECKS, only)

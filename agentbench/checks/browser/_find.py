@@ -16,7 +16,7 @@ import math
 import re
 import time
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +45,7 @@ __all__ = [
     "parse_numbers",
     "press",
     "run_check",
+    "run_checks_side_by_side",
     "select_index",
     "settle",
     "type_into",
@@ -316,7 +317,7 @@ def value(label: str, data: Any) -> Evidence:
 
 
 async def run_check(ctx: ProbeContext, check_id: str, body: CheckBody) -> CheckResult:
-    """Run one check in a fresh page (own context, own storage) and turn what happened into a result.
+    """Run one check on a pristine page (no storage left by another) and turn what happened into a result.
 
     A CheckError from the body (a control not found) is ``error``; exceptions the page threw while
     being used make the check ``fail`` with them as evidence, whatever the body concluded; a page
@@ -383,3 +384,17 @@ async def run_check(ctx: ProbeContext, check_id: str, body: CheckBody) -> CheckR
                 _log.info("page close failed", check=check_id, error=str(exc))
     result.duration_s = round(time.monotonic() - started, 3)
     return result
+
+
+
+async def run_checks_side_by_side(ctx: ProbeContext, checks: Iterable[tuple[str, CheckBody]],
+                                  only: Iterable[str] | None = None) -> list[CheckResult]:
+    """``run_check`` for each ``(check id, body)`` in ``only`` (all by default), side by side.
+
+    Each check has its own pristine page and the harness caps how many are open at once; the
+    results keep the order of ``checks``.
+    """
+    checks = list(checks)
+    wanted = {check_id for check_id, _ in checks} if only is None else set(only)
+    return list(await asyncio.gather(*(run_check(ctx, check_id, body) for check_id, body in checks
+                                       if check_id in wanted)))

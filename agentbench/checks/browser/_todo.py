@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from .._model import CheckResult
-from ._find import dom, run_check, settle, value
+from ._find import dom, run_checks_side_by_side, settle, value
 from ._registry import ProbeContext, task_probes
 from ._todo_app import TodoApp
 
@@ -335,8 +335,4 @@ async def probe_todo(ctx: ProbeContext, only: Iterable[str] | None = None) -> li
 
     `only` limits the run to some check ids (tests of a fixture built to break one check).
     """
-    wanted = set(CHECK_IDS if only is None else only)
-    # Each check has its own pristine page: run them side by side (the harness caps how many
-    # sessions are open at once); the results keep the CHECKS order.
-    return list(await asyncio.gather(*(run_check(ctx, check_id, body) for check_id, body in CHECKS
-                                       if check_id in wanted)))
+    return await run_checks_side_by_side(ctx, CHECKS, only)
