@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config import project_root
 from .errors import TaskError
 
-__all__ = ["Task", "TaskLimits", "list_tasks", "load_task", "resolve_tasks", "tasks_dir"]
+__all__ = ["Task", "TaskLimits", "list_tasks", "load_task", "read_task_toml", "resolve_tasks", "tasks_dir"]
 
 
 class TaskLimits(BaseModel):
@@ -44,6 +45,19 @@ def list_tasks(root: Path | None = None) -> list[str]:
     if not root.is_dir():
         return []
     return sorted(p.name for p in root.iterdir() if (p / "task.toml").is_file())
+
+
+def read_task_toml(path: Path, task_id: str, *, what: str, example: str) -> dict[str, Any]:
+    """Read a per-task TOML file (a checklist, a reviewer rubric) into a dict whose ``task``
+    defaults to ``task_id``; a missing file or bad TOML is a TaskError naming the file."""
+    if not path.is_file():
+        raise TaskError(f"{path}: no {what} for task '{task_id}'. Add one (see {example}).")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise TaskError(f"{path}: not valid TOML: {exc}. Fix the syntax there.") from exc
+    data.setdefault("task", task_id)
+    return data
 
 
 def load_task(task_id: str, root: Path | None = None) -> Task:

@@ -15,7 +15,6 @@ and an item naming a check the task's probes do not produce fails at load time, 
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,7 +31,7 @@ from pydantic import (
 
 from ..config import project_root
 from ..errors import TaskError
-from ..tasks import Task, load_task
+from ..tasks import Task, load_task, read_task_toml
 from ._model import CheckResult
 from ._source import Source
 from ._static import DETECTORS, match_patterns
@@ -184,13 +183,7 @@ def load_checklist(task_id: str, root: Path | None = None, *, task: Task | None 
     errors raise :class:`TaskError` naming the file, the item and the field.
     """
     path = checklist_path(task_id, root)
-    if not path.is_file():
-        raise TaskError(f"{path}: no checklist for task '{task_id}'. Add one (see checklists/flappy.toml).")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise TaskError(f"{path}: not valid TOML: {exc}. Fix the syntax there.") from exc
-    data.setdefault("task", task_id)
+    data = read_task_toml(path, task_id, what="checklist", example="checklists/flappy.toml")
     try:
         checklist = Checklist.model_validate(data)
     except ValidationError as exc:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -37,6 +36,7 @@ from ..checks import Checklist
 from ..config import project_root
 from ..errors import TaskError
 from ..store import AttemptResult
+from ..tasks import read_task_toml
 
 __all__ = [
     "AnswerInvalid",
@@ -106,13 +106,7 @@ def reviewers_dir() -> Path:
 def load_rubric(task_id: str, root: Path | None = None, *, checklist: Checklist | None = None) -> Rubric:
     """Load ``<root>/<task_id>.toml`` and check it against the task's checklist, if given."""
     path = (root or reviewers_dir()) / f"{task_id}.toml"
-    if not path.is_file():
-        raise TaskError(f"{path}: no reviewer rubric for task '{task_id}'. Add one (see reviewers/flappy.toml).")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise TaskError(f"{path}: not valid TOML: {exc}. Fix the syntax there.") from exc
-    data.setdefault("task", task_id)
+    data = read_task_toml(path, task_id, what="reviewer rubric", example="reviewers/flappy.toml")
     try:
         rubric = Rubric.model_validate(data)
     except ValidationError as exc:
