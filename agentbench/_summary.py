@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .store import AttemptResult, CellRef
+from .store import AttemptResult, CellRef, attempt_dir
 
 __all__ = ["print_checklist", "print_checks", "print_summary", "progress_reporter"]
 
@@ -75,16 +75,16 @@ def print_summary(console: Console, summary) -> None:
         outcome = r.outcome + (f" ({r.agent.budget_hit})" if r.agent.budget_hit else "")
         verdict = r.verdict or "-"
         table.add_row(
-            r.task, r.model, str(r.repeat), outcome, f"[{_STYLE.get(verdict, 'white')}]{verdict}[/]",
+            r.task, r.lane, str(r.repeat), outcome, f"[{_STYLE.get(verdict, 'white')}]{verdict}[/]",
             f"{passed}/{len(decided)}" if r.checks else "-", ", ".join(failing) or "-", _fmt_tokens(r),
             f"{r.speed.decode_tok_s:.0f}" if r.speed.decode_tok_s else "-", f"{r.wall_s:.1f}", f"{r.cost_usd:.4f}",
         )
     console.print(table)
     for r in summary.results:
-        where = summary.run_dir / r.task / r.model / f"r{r.repeat}"
-        line = f"{r.task}/{r.model}/r{r.repeat}: artefact at {where / 'artefact'}"
+        where = attempt_dir(summary.run_dir, r.cell)
+        line = f"{r.cell.key}: artefact at {where / 'artefact'}"
         if r.error:
-            line = f"{r.task}/{r.model}/r{r.repeat}: INFRA ERROR ({r.error.kind}): {r.error.message}"
+            line = f"{r.cell.key}: INFRA ERROR ({r.error.kind}): {r.error.message}"
         console.print(escape(line), highlight=False)
         for c in r.checks:  # what a person would see, in one line per failing check
             if c.status == "fail":

@@ -40,7 +40,7 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
 
 
 class CellStats(BaseModel):
-    model: str
+    model: str  # the lane: the model, or ``model@agent`` under an external agent
     task: str
     attempts: int  # all stored attempts, infra errors included
     scored: int  # attempts in the denominator (everything but infra errors)
@@ -96,7 +96,7 @@ def _mean(xs: list[float]) -> float | None:
 def compute_stats(results: list[AttemptResult]) -> RunStats:
     groups: dict[tuple[str, str], list[AttemptResult]] = defaultdict(list)
     for r in results:
-        groups[(r.model, r.task)].append(r)
+        groups[(r.lane, r.task)].append(r)  # a model under two agents is two lanes
     cells = []
     for (model, task), rs in sorted(groups.items()):
         counted = [r for r in rs if r.outcome != "infra-error"]
@@ -127,7 +127,7 @@ def compute_stats(results: list[AttemptResult]) -> RunStats:
     by_key: dict[str, dict[tuple[str, int], AttemptResult]] = defaultdict(dict)
     for r in results:
         if r.outcome != "infra-error":
-            by_key[r.model][(r.task, r.repeat)] = r
+            by_key[r.lane][(r.task, r.repeat)] = r
     pairs = []
     for a, b in combinations(sorted(by_key), 2):
         shared = sorted(set(by_key[a]) & set(by_key[b]))
@@ -139,6 +139,6 @@ def compute_stats(results: list[AttemptResult]) -> RunStats:
         pairs.append(PairStats(model_a=a, model_b=b, pairs=len(shared), both_pass=both, only_a=only_a,
                                only_b=only_b, neither=len(shared) - both - only_a - only_b,
                                p_value=round(mcnemar_exact(only_a, only_b), 6)))
-    infra = [f"{r.task}/{r.model}/r{r.repeat}: {r.error.message if r.error else 'infra error'}"
+    infra = [f"{r.cell.key}: {r.error.message if r.error else 'infra error'}"
              for r in results if r.outcome == "infra-error"]
     return RunStats(cells=cells, pairs=pairs, infra=infra)

@@ -7,6 +7,11 @@
     <out>/<run-id>/<task>/<model>/r<k>/artefact/    what the agent left in the workspace
     <out>/<run-id>/<task>/<model>/r<k>/transcript.jsonl
     <out>/<run-id>/<task>/<model>/r<k>/evidence/    filmstrips, screenshots, logs
+    <out>/<run-id>/<task>/<model>@<agent>/r<k>/     the same, for an external agent (opencode, aider,
+                                                    crush): its gateway.jsonl and agent/ logs too
+
+The builtin agent's folders keep the plain ``<model>`` name; a model under an external agent is its
+own lane ``<model>@<agent>``, so the same model under two agents is stored, counted and shown apart.
 
 A cell is done exactly when its result.json exists: resume runs every other cell afresh.
 """
@@ -36,6 +41,7 @@ __all__ = [
     "SpeedStats",
     "atomic_write_text",
     "attempt_dir",
+    "lane",
     "load_manifest",
     "load_result",
     "new_run_id",
@@ -84,14 +90,25 @@ class CellRef(BaseModel):
     task: str
     model: str
     repeat: int
+    agent: str = "builtin"
+
+    @property
+    def lane(self) -> str:
+        """What results are grouped by: the model, or ``model@agent`` under an external agent."""
+        return lane(self.model, self.agent)
 
     @property
     def key(self) -> str:
-        return f"{self.task}/{self.model}/r{self.repeat}"
+        return f"{self.task}/{self.lane}/r{self.repeat}"
+
+
+def lane(model: str, agent: str = "builtin") -> str:
+    """``model`` for the builtin agent (the layout before agents existed), else ``model@agent``."""
+    return model if agent == "builtin" else f"{model}@{agent}"
 
 
 def attempt_dir(run_dir: Path, cell: CellRef) -> Path:
-    return run_dir / cell.task / cell.model / f"r{cell.repeat}"
+    return run_dir / cell.task / cell.lane / f"r{cell.repeat}"
 
 
 class InfraError(BaseModel):
@@ -160,6 +177,15 @@ class AttemptResult(BaseModel):
     started_at: str = Field(default_factory=utcnow)
     finished_at: str | None = None
 
+    @property
+    def lane(self) -> str:
+        """The model, or ``model@agent`` under an external agent (see ``CellRef.lane``)."""
+        return lane(self.model, self.agent.agent)
+
+    @property
+    def cell(self) -> CellRef:
+        return CellRef(task=self.task, model=self.model, repeat=self.repeat, agent=self.agent.agent)
+
 
 class RunManifest(BaseModel):
     """run.json: what the run was asked to do; cells are the plan, results live per attempt."""
@@ -174,7 +200,7 @@ class RunManifest(BaseModel):
     models: dict[str, dict[str, Any]] = Field(default_factory=dict)  # configs, never keys
     tasks: list[str] = Field(default_factory=list)
     repeats: int = 1
-    agent: str = "builtin"
+    agent: str = "builtin"  # the --agent given, or "per-model" when models.toml chose
     max_tokens: int | None = None
     checks: bool = True  # resume keeps what the run was started with
     concurrency: int = 1

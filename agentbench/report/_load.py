@@ -24,7 +24,7 @@ class LoadedAttempt:
     run_id: str
     run_dir: Path
     task: str
-    model: str
+    model: str  # the lane: the model, or ``model@agent`` under an external agent (its folder name)
     repeat: int
     result: AttemptResult | None = None
     load_error: str | None = None
@@ -61,7 +61,8 @@ class LoadedRun:
 
     @property
     def models(self) -> list[str]:
-        return _unique([*self.manifest.models, *(a.model for a in self.attempts)])
+        # Lanes, not bare model names: the same model under two agents is two columns.
+        return _unique([*(c.lane for c in self.manifest.cells), *(a.model for a in self.attempts)])
 
 
 def _unique(items: list[str]) -> list[str]:
@@ -91,7 +92,7 @@ def load_run(run_dir: Path) -> LoadedRun:
             cells.setdefault(cell.key, cell)
     attempts = []
     for cell in cells.values():
-        att = LoadedAttempt(manifest.run_id, run_dir, cell.task, cell.model, cell.repeat)
+        att = LoadedAttempt(manifest.run_id, run_dir, cell.task, cell.lane, cell.repeat)
         try:
             att.result = load_result(att.dir / "result.json")
         except StoreError as exc:

@@ -22,6 +22,7 @@ from ..config import ModelConfig
 from ..errors import StoreError
 from ..models import ChatClient
 from ..store import AttemptResult, load_manifest, load_result, utcnow, write_json
+from ..store import attempt_dir as cell_dir
 from ..tasks import Task, load_task
 from ._prompt import (
     ImageRef,
@@ -173,7 +174,7 @@ async def pairwise_task(
     for cell in manifest.cells:
         if cell.task != task_id or (models is not None and cell.model not in models):
             continue
-        adir = run_dir / cell.task / cell.model / f"r{cell.repeat}"
+        adir = cell_dir(run_dir, cell)
         result = load_result(adir / "result.json")
         if reviewable(adir, result, task) is None and result is not None:
             attempts.setdefault(cell.model, {})[cell.repeat] = (adir, result)

@@ -30,6 +30,7 @@ from ..config import ModelConfig, load_models, resolve_api_key, resolve_model
 from ..errors import ConfigError, ModelError, ModelHTTPError, StoreError
 from ..models import ChatClient
 from ..store import AttemptResult, load_manifest, load_result, utcnow, write_json
+from ..store import attempt_dir as cell_dir
 from ..tasks import Task, load_task
 from ._prompt import (
     AnswerInvalid,
@@ -259,7 +260,7 @@ async def review_attempt(
 ) -> tuple[Path, ReviewRecord]:
     """Review one attempt and store the record atomically; returns (file, record)."""
     opts = options or ReviewOptions()
-    adir = run_dir / result.task / result.model / f"r{result.repeat}"
+    adir = cell_dir(run_dir, result.cell)
     artefact = adir / (result.artefact_path or "artefact")
     images = collect_images(adir, result, opts.max_images)
     shown = images if reviewer.vision else []
@@ -360,7 +361,7 @@ async def review_run(
     for cell in manifest.cells:
         if cell.task not in setup or (models is not None and cell.model not in models):
             continue
-        adir = run_dir / cell.task / cell.model / f"r{cell.repeat}"
+        adir = cell_dir(run_dir, cell)
         result = load_result(adir / "result.json")
         why = reviewable(adir, result, setup[cell.task][0])
         if why is None and opts.missing_only and _has_ok_review(review_file(adir, reviewer.name, blind=blind)):
