@@ -50,6 +50,8 @@ def run_cmd(
     checks: bool = typer.Option(True, "--checks/--no-checks", help="Check artefacts (or only store them)."),
     preflight: bool = typer.Option(True, "--preflight/--no-preflight", help="Check each endpoint before its cells."),
     review: str | None = typer.Option(None, "--review", help="Reviewer model: review every artefact after the run."),
+    agent: str | None = typer.Option(
+        None, "--agent", "-a", help="builtin, opencode, aider or crush (default: each model's `agent`, else builtin)."),
 ) -> None:
     """Run models on tasks in fresh sandboxes, check the artefacts, store everything."""
     from ._summary import print_summary, progress_reporter
@@ -85,7 +87,7 @@ def run_cmd(
         run_id = resume or new_run_id()
         options = RunOptions(out_dir=out_dir, repeats=repeats, concurrency=concurrency, max_tokens=max_tokens,
                              resume=resume, retry_infra=retry == "infra", checks=checks,
-                             preflight=preflight, run_id=None if resume else run_id)
+                             preflight=preflight, run_id=None if resume else run_id, agent=agent)
         totals = None if resume else {m.name: len(tasks) * repeats for m in models}
         with progress_reporter(err, totals, disabled=json_out) as progress:
             summary = asyncio.run(run(models, tasks, options, progress=progress))
@@ -195,15 +197,27 @@ def models_check(name: str = typer.Argument(..., help="Model name from models.to
 
 
 @sandbox_app.command("build")
-def sandbox_build() -> None:
-    """Build the sandbox image (bootstrapping a Debian base when no registry can be reached)."""
+def sandbox_build(
+    agent: list[str] = typer.Option(None, "--agent", help="Also build this external agent's image (repeatable)."),
+) -> None:
+    """Build the sandbox image (bootstrapping a Debian base when no registry can be reached).
+
+    With ``--agent opencode`` (aider, crush) the agent's image is built on it too, once per
+    pinned version: an image already tagged with that version is reused.
+    """
     from .sandbox import build_image
 
     try:
         tag = build_image(log=lambda msg: err.print(msg, highlight=False))
+        out.print(f"built {tag}")
+        if agent:
+            from .agents import ensure_agent_image, get_agent
+
+            for name in agent:
+                built = ensure_agent_image(get_agent(name).image(), log=lambda m: err.print(m, highlight=False))
+                out.print(f"ready {built}")
     except AgentbenchError as exc:
         _fail(exc)
-    out.print(f"built {tag}")
 
 
 @app.command("tasks")

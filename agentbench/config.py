@@ -62,6 +62,9 @@ class ModelConfig(BaseModel):
     stream: bool = True
     request_timeout_s: float = Field(default=600.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
+    # Which coding agent drives this model unless `--agent` says otherwise: builtin, opencode,
+    # aider or crush (see README "Agents").
+    agent: str = "builtin"
     # Built-in replay model: which recorded behaviour it plays ("rushed" or "careful").
     demo: Literal["rushed", "careful"] | None = None
 

@@ -52,6 +52,7 @@ class RunOptions:
     run_id: str | None = None
     checks: bool = True  # False: store artefacts unchecked (benchmarks; `agentbench check` later)
     preflight: bool = True  # check each real endpoint before its cells spend anything
+    agent: str | None = None  # builtin / opencode / aider / crush; None: each model's `agent`
 
 
 @dataclass
@@ -93,10 +94,9 @@ async def run_cell(
     checks: bool = True,
 ) -> AttemptResult:
     """One attempt: sandbox -> agent -> collect -> checks -> result.json (written last, atomically)."""
-    from .agents import AgentLimits, BuiltinAgent, Transcript
+    from .agents import AgentLimits, Transcript
     from .checks._run import run_checks
     from .models import ChatClient
-    from .sandbox import DockerSandbox, LazySandbox
 
     adir = _fresh_attempt_dir(run_dir, cell)
     limits = AgentLimits(
@@ -104,7 +104,7 @@ async def run_cell(
     )
     result = AttemptResult(
         run_id=run_id, task=task.id, model=model.name, repeat=cell.repeat, outcome="infra-error",
-        limits=_recorded_limits(task, model, max_tokens),
+        limits=_recorded_limits(task, model, max_tokens), agent=AgentSummary(agent=cell.agent),
     )
     started = time.monotonic()
     model_s = checks_s = 0.0
@@ -113,10 +113,10 @@ async def run_cell(
     try:
         api_key = resolve_api_key(model)
         labels = {"agentbench.run": run_id, "agentbench.cell": cell.key}
-        sandbox = LazySandbox(lambda: DockerSandbox.create(labels=labels))
+        agent, sandbox = _agent_and_sandbox(cell, model, api_key=api_key, base_url=base_url, adir=adir,
+                                            labels=labels)
         transcript = Transcript(adir / "transcript.jsonl")
         async with ChatClient(model, api_key=api_key, base_url=base_url) as client:
-            agent = BuiltinAgent()
             try:
                 outcome = await agent.run(
                     prompt=task.prompt, sandbox=sandbox, client=client, limits=limits, entry=task.entry,
@@ -131,9 +131,9 @@ async def run_cell(
                 sandbox = None
         result.artefact_path = "artefact"
         result.agent = AgentSummary(
-            status=outcome.status, stop_reason=outcome.stop_reason, budget_hit=outcome.budget_hit,
-            turns=outcome.turns, tool_calls=outcome.tool_calls, tool_errors=outcome.tool_errors,
-            text_tool_calls=outcome.text_tool_calls, summary=outcome.summary,
+            agent=cell.agent, status=outcome.status, stop_reason=outcome.stop_reason,
+            budget_hit=outcome.budget_hit, turns=outcome.turns, tool_calls=outcome.tool_calls,
+            tool_errors=outcome.tool_errors, text_tool_calls=outcome.text_tool_calls, summary=outcome.summary,
         )
         result.speed = _speed(outcome.requests, outcome.usage)
         model_s = result.speed.model_wall_s
@@ -175,6 +175,23 @@ async def run_cell(
     result.finished_at = utcnow()
     write_json(adir / "result.json", result)
     return result
+
+
+def _agent_and_sandbox(cell: CellRef, model: ModelConfig, *, api_key: str | None, base_url: str | None,
+                       adir: Path, labels: dict[str, str]) -> tuple[Any, Any]:
+    """The cell's agent and the sandbox it works in (copied out and closed by run_cell alike).
+
+    The builtin tool loop gets a plain web sandbox; an external agent (opencode, aider, crush)
+    brings its own, made from its image with the model gateway mounted (agents/_external.py).
+    """
+    from .agents import BuiltinAgent, ExternalSession, get_agent
+    from .sandbox import DockerSandbox, LazySandbox
+
+    if cell.agent == "builtin":
+        return BuiltinAgent(), LazySandbox(lambda: DockerSandbox.create(labels=labels))
+    session = ExternalSession(get_agent(cell.agent), model=model, api_key=api_key, adir=adir, base_url=base_url,
+                              labels=labels)
+    return session, session.sandbox
 
 
 _CLOSING: set[asyncio.Task[None]] = set()
@@ -219,6 +236,19 @@ async def _preflight_models(models: list[ModelConfig]) -> dict[str, InfraError]:
     return {name: err for name, err in results if err is not None}
 
 
+def _run_agent(cells: list[CellRef]) -> str:
+    agents = {c.agent for c in cells}
+    return agents.pop() if len(agents) == 1 else "per-model"
+
+
+def _check_agents(names: set[str]) -> None:
+    """An unknown agent (a typo in --agent or models.toml) stops the run before anything is written."""
+    from .agents import get_agent
+
+    for name in sorted(names - {"builtin"}):
+        get_agent(name)
+
+
 def _fresh_attempt_dir(run_dir: Path, cell: CellRef) -> Path:
     """The attempt folder, emptied: a half-done attempt from a crash starts afresh."""
     adir = attempt_dir(run_dir, cell)
@@ -236,7 +266,7 @@ def _infra_result(run_id: str, run_dir: Path, cell: CellRef, task: Task, model: 
                   max_tokens: int | None, error: InfraError) -> AttemptResult:
     result = AttemptResult(
         run_id=run_id, task=task.id, model=cell.model, repeat=cell.repeat, outcome="infra-error", error=error,
-        limits=_recorded_limits(task, model, max_tokens), finished_at=utcnow(),
+        limits=_recorded_limits(task, model, max_tokens), finished_at=utcnow(), agent=AgentSummary(agent=cell.agent),
     )
     write_json(_fresh_attempt_dir(run_dir, cell) / "result.json", result)
     return result
@@ -274,14 +304,15 @@ async def run(
         run_id = options.run_id or new_run_id()
         run_dir = options.out_dir / run_id
         cells = [
-            CellRef(task=t.id, model=m.name, repeat=r)
+            CellRef(task=t.id, model=m.name, repeat=r, agent=options.agent or m.agent)
             for r in range(1, options.repeats + 1) for t in tasks for m in models
         ]
+        _check_agents({c.agent for c in cells})
         manifest = RunManifest(
             run_id=run_id, agentbench_version=__version__, command=sys.argv,
             models={m.name: m.model_dump(mode="json") for m in models}, tasks=[t.id for t in tasks],
             repeats=options.repeats, max_tokens=options.max_tokens, checks=options.checks,
-            concurrency=options.concurrency, cells=cells,
+            concurrency=options.concurrency, cells=cells, agent=_run_agent(cells),
         )
         write_json(run_dir / "run.json", manifest)
     by_model = {m.name: m for m in models}
@@ -338,5 +369,5 @@ async def run(
     manifest.updated_at = utcnow()
     write_json(run_dir / "run.json", manifest)
     order = {c.key: i for i, c in enumerate(manifest.cells)}
-    summary.results.sort(key=lambda r: order.get(f"{r.task}/{r.model}/r{r.repeat}", 0))
+    summary.results.sort(key=lambda r: order.get(r.cell.key, 0))
     return summary
