@@ -124,8 +124,12 @@ class DockerSandbox(Sandbox):
         limits: SandboxLimits = DEFAULT_LIMITS,
         labels: dict[str, str] | None = None,
         client: Any | None = None,
+        mounts: list[Any] | None = None,
     ) -> DockerSandbox:
-        """Start a fresh container from image. Raises DockerUnavailable or ImageMissing first."""
+        """Start a fresh container from image. Raises DockerUnavailable or ImageMissing first.
+
+        ``mounts`` (docker.types.Mount) are extra, e.g. the model gateway's socket folder, read-only.
+        """
         client = await asyncio.to_thread(connect_docker, client)
         if not await _call("Looking up the sandbox image", image_exists, client, image):
             raise ImageMissing(f"The sandbox image {image} is not built: run `agentbench sandbox build`.")
@@ -153,6 +157,7 @@ class DockerSandbox(Sandbox):
             pids_limit=limits.pids,
             ulimits=[Ulimit(name="core", soft=0, hard=0)],
             labels=all_labels,
+            mounts=mounts or [],
         )
         sandbox = cls(client, container, limits)
         try:
