@@ -11,7 +11,8 @@ The outcome is decided from the gateway's record and the files, never from the a
 
 * ``budget``: the gateway refused a request (``max_turns``/``max_tokens``) or the wall limit hit;
 * ``infra-error`` (raised as ModelError): the latest forwarded request failed upstream and the
-  entry file is missing; ``AgentCrashed`` (a SandboxError) when the agent never made a request
+  entry file is missing (also when the budget was then spent, but only on failed requests: aider
+  retries by itself); ``AgentCrashed`` (a SandboxError) when the agent never made a request
   and left no entry file (it could not start: see its stderr in ``agent/``);
 * else ``finished`` when the entry file exists, ``no-artefact`` when it does not.
 
@@ -170,7 +171,8 @@ class ExternalSession:
             await _keep_logs(box, adir)
             if plan.junk:
                 await box.exec("rm -rf -- " + " ".join(shlex.quote(j) for j in plan.junk), timeout_s=30)
-            exists = (await box.exec(f"test -f {shlex.quote(entry)}", timeout_s=30)).exit_code == 0
+            # -s: aider creates the file it is given empty before its first request
+            exists = (await box.exec(f"test -s {shlex.quote(entry)}", timeout_s=30)).exit_code == 0
         return self._outcome(gateway.record, stop_reason, exit_code, exists, started, adir, transcript)
 
     def _outcome(self, record: Any, stop_reason: str, exit_code: int | None, exists: bool, started: float,
@@ -189,15 +191,16 @@ class ExternalSession:
                          gateway_errors=len(record.errors))
         log.info("agent.stop", agent=name, status=status, stop_reason=stop_reason, turns=record.turns,
                  tokens=record.tokens, exit_code=exit_code)
-        if status != "budget" and not exists:
-            if record.last_failed:
+        if not exists:
+            # A budget spent on failed requests (aider retries on its own) is the endpoint's fault too.
+            if record.last_failed and (status != "budget" or record.ok == 0):
                 last = record.errors[-1]
                 message = (f"The model endpoint failed under {name} (turn {last['turn']}, {last['attempts']} "
                            f"attempt(s)): {last['message']}")
                 if last["status"]:
                     raise ModelHTTPError(message, status=last["status"], body=last["body"])
                 raise ModelError(message)
-            if record.turns == 0:
+            if status != "budget" and record.turns == 0:
                 raise AgentCrashed(f"{name} exited {exit_code} without any model request; see "
                                    f"{adir / 'agent' / 'stderr.txt'}.")
         return outcome
