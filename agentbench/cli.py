@@ -202,14 +202,15 @@ def sandbox_build(
 ) -> None:
     """Build the sandbox image (bootstrapping a Debian base when no registry can be reached).
 
-    With ``--agent opencode`` (aider, crush) the agent's image is built on it too, once per
-    pinned version: an image already tagged with that version is reused.
+    With ``--agent opencode`` (aider, crush) the agent's image is built on it instead (the sandbox
+    image only when missing), once per pinned version and base: an existing one is reused.
     """
-    from .sandbox import build_image
+    from .sandbox import IMAGE_TAG, build_image, connect_docker, image_exists
 
     try:
-        tag = build_image(log=lambda msg: err.print(msg, highlight=False))
-        out.print(f"built {tag}")
+        if not agent or not image_exists(connect_docker(), IMAGE_TAG):
+            tag = build_image(log=lambda msg: err.print(msg, highlight=False))
+            out.print(f"built {tag}")
         if agent:
             from .agents import ensure_agent_image, get_agent
 

@@ -10,12 +10,14 @@ fetched on the host first, through the registries' own clients, into a temporary
   adapter's ``fetch``.
 * ``forwarder.js``, the sandbox end of the model gateway.
 
-The tag carries the pinned version (``agentbench/agent-opencode:1.18.33``); an image that exists
-is reused, so each version is built once per engine.
+The tag carries the pinned version and a digest of the inputs (Dockerfile, forwarder, base image
+id): ``agentbench/agent-opencode:1.18.33-3f2a9c01de``. An image that exists is reused, so each
+version is built once per engine and base.
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import tempfile
@@ -49,8 +51,21 @@ class AgentImage:
     buildargs: dict[str, str] = field(default_factory=dict)
 
     @property
-    def tag(self) -> str:
-        return f"agentbench/agent-{self.name}:{self.version}"
+    def repository(self) -> str:
+        return f"agentbench/agent-{self.name}"
+
+    def tag_for(self, base_id: str) -> str:
+        """``agentbench/agent-NAME:VERSION-DIGEST``: the digest covers what the image is made of.
+
+        The Dockerfile, the forwarder and the base image's id: a new base (the web image rebuilt)
+        or a changed Dockerfile gets a new image instead of reusing a stale one; the pinned
+        version is in the tag itself, so the same inputs are built once per engine.
+        """
+        digest = hashlib.sha256()
+        for part in ((self.dockerfile_dir / "Dockerfile").read_bytes(), FORWARDER.read_bytes(),
+                     base_id.encode(), self.version.encode(), repr(sorted(self.debs)).encode()):
+            digest.update(hashlib.sha256(part).digest())
+        return f"{self.repository}:{self.version}-{digest.hexdigest()[:10]}"
 
     @property
     def dockerfile_dir(self) -> Path:
@@ -96,8 +111,8 @@ def _missing_debs(client: Any, base: str, packages: tuple[str, ...]) -> list[str
     return wanted
 
 
-def build_agent_image(image: AgentImage, client: Any, *, base: str, log: Log = print) -> str:
-    """Fetch the payload on the host, then build the agent's Dockerfile on base with no network."""
+def build_agent_image(image: AgentImage, client: Any, *, base: str, tag: str, log: Log = print) -> str:
+    """Fetch the payload on the host, then build the agent's Dockerfile on base as tag, with no network."""
     import docker
 
     if not (image.dockerfile_dir / "Dockerfile").is_file():
@@ -111,30 +126,30 @@ def build_agent_image(image: AgentImage, client: Any, *, base: str, log: Log = p
         (ctx / "debs").mkdir()
         debs = _missing_debs(client, base, image.debs)
         if debs:
-            log(f"Fetching {len(debs)} Debian package(s) for {image.tag}: {', '.join(image.debs)} and dependencies")
+            log(f"Fetching {len(debs)} Debian package(s) for {tag}: {', '.join(image.debs)} and dependencies")
             run_tool(["apt-get", "download", "-q", *debs], cwd=ctx / "debs",
-                     what=f"Fetching Debian packages for {image.tag}")
+                     what=f"Fetching Debian packages for {tag}")
         if image.fetch is not None:
             image.fetch(ctx, log)
         fetch_s = time.monotonic() - started
-        log(f"Building {image.tag} on {base} (network none)...")
+        log(f"Building {tag} on {base} (network none)...")
         lines: list[str] = []
         try:
-            for chunk in client.api.build(path=str(ctx), tag=image.tag, network_mode="none", rm=True,
+            for chunk in client.api.build(path=str(ctx), tag=tag, network_mode="none", rm=True,
                                           forcerm=True, decode=True,
                                           buildargs={"BASE": base, "VERSION": image.version, **image.buildargs}):
                 if "error" in chunk:
-                    raise SandboxError(f"Building {image.tag} failed: {chunk['error'].strip()}\n{''.join(lines[-15:])}")
+                    raise SandboxError(f"Building {tag} failed: {chunk['error'].strip()}\n{''.join(lines[-15:])}")
                 if chunk.get("stream"):
                     lines.append(chunk["stream"])
         except docker.errors.APIError as exc:
-            raise SandboxError(f"Building {image.tag} failed: {exc}") from exc
-    size_mb = client.images.get(image.tag).attrs.get("Size", 0) / 1e6
+            raise SandboxError(f"Building {tag} failed: {exc}") from exc
+    size_mb = client.images.get(tag).attrs.get("Size", 0) / 1e6
     total_s = time.monotonic() - started
-    log(f"Built {image.tag} in {total_s:.0f} s (fetch {fetch_s:.0f} s), {size_mb:.0f} MB.")
-    log_.info("agent.image_built", tag=image.tag, fetch_s=round(fetch_s, 1), total_s=round(total_s, 1),
+    log(f"Built {tag} in {total_s:.0f} s (fetch {fetch_s:.0f} s), {size_mb:.0f} MB.")
+    log_.info("agent.image_built", tag=tag, fetch_s=round(fetch_s, 1), total_s=round(total_s, 1),
               size_mb=round(size_mb))
-    return image.tag
+    return tag
 
 
 def ensure_agent_image(image: AgentImage, client: Any | None = None, *, log: Log = print) -> str:
@@ -143,10 +158,13 @@ def ensure_agent_image(image: AgentImage, client: Any | None = None, *, log: Log
     from ..sandbox._image import _build_lock
 
     client = connect_docker(client)
-    if image_exists(client, image.tag):
-        return image.tag
     ensure_image(client)
+    if not (image.dockerfile_dir / "Dockerfile").is_file():
+        raise SandboxError(f"No Dockerfile at {image.dockerfile_dir}; run from an agentbench checkout.")
+    tag = image.tag_for(client.images.get(IMAGE_TAG).id)
+    if image_exists(client, tag):
+        return tag
     with _build_lock():  # two runs (or test sessions) wanting it at once build it once
-        if image_exists(client, image.tag):
-            return image.tag
-        return build_agent_image(image, client, base=IMAGE_TAG, log=log)
+        if image_exists(client, tag):
+            return tag
+        return build_agent_image(image, client, base=IMAGE_TAG, tag=tag, log=log)
