@@ -12,6 +12,7 @@ command -v dockerd >/dev/null 2>&1 || need_pkgs+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || need_pkgs+=(debootstrap)
 command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
 command -v node >/dev/null 2>&1 || need_pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_pkgs+=(npm)  # fetches opencode for its agent image
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     echo "setup: installing ${need_pkgs[*]}"
     $SUDO apt-get update -q
@@ -31,4 +32,9 @@ if ! docker image inspect agentbench/web:latest >/dev/null 2>&1; then
     echo "setup: building the sandbox image (first time only: a few minutes)"
     python3 -m agentbench sandbox build
 fi
+# The external agents the tests run (opencode, aider), built offline on the sandbox image: once per
+# pinned version and base, reused after (a few minutes the first time; Crush needs a binary you give).
+# Their Debian packages are worked out from the host's apt lists, so those must exist.
+if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then $SUDO apt-get update -q; fi
+python3 -m agentbench sandbox build --agent opencode --agent aider
 echo "setup: ready"
