@@ -51,6 +51,8 @@ __all__ = [
     "type_into",
     "unit_mentions",
     "unit_of",
+    "unit_pair_of",
+    "units_of",
     "value",
 ]
 
@@ -177,22 +179,22 @@ CATEGORIES = {
 
 # unit id -> (category, names as a word regex, symbols as whole tokens)
 _UNITS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "m": ("length", r"met(?:er|re)s?", ("m",)),
-    "km": ("length", r"kilomet(?:er|re)s?", ("km", "kms")),
-    "cm": ("length", r"centimet(?:er|re)s?", ("cm",)),
-    "mm": ("length", r"millimet(?:er|re)s?", ("mm",)),
+    "m": ("length", r"met(?:er|re)s?|mtrs?", ("m",)),
+    "km": ("length", r"kilo-?met(?:er|re)s?", ("km", "kms")),
+    "cm": ("length", r"cent[ie]-?met(?:er|re)s?", ("cm", "cms")),
+    "mm": ("length", r"mill?i-?met(?:er|re)s?", ("mm",)),
     "mi": ("length", r"(?<!nautical )miles?", ("mi",)),
     "yd": ("length", r"yards?", ("yd", "yds")),
     "ft": ("length", r"foot|feet", ("ft",)),
     "in": ("length", r"inch(?:es)?", ("in",)),
-    "kg": ("weight", r"kilo(?:gram(?:me)?s?)?", ("kg", "kgs")),
+    "kg": ("weight", r"kilo(?:-?gram(?:me)?s?|s)?", ("kg", "kgs")),
     "g": ("weight", r"gram(?:me)?s?", ("g", "gr")),
-    "mg": ("weight", r"milligram(?:me)?s?", ("mg",)),
+    "mg": ("weight", r"mill?i-?gram(?:me)?s?", ("mg",)),
     "lb": ("weight", r"pounds?", ("lb", "lbs")),
     "oz": ("weight", r"ounces?", ("oz",)),
     "t": ("weight", r"tonnes?|metric tons?|(?<!short )(?<!long )(?<!us )tons?", ("t",)),
-    "C": ("temperature", r"celsius|centigrade", ("c", "degc")),
-    "F": ("temperature", r"fahrenheit", ("f", "degf")),
+    "C": ("temperature", r"cel[cs]{1,2}i?us|centigrade", ("c", "degc")),
+    "F": ("temperature", r"fah?rh?enh?e?it", ("f", "degf")),
     "K": ("temperature", r"kelvins?", ("k",)),
 }
 _WORD = {u: re.compile(rf"(?<![^\W\d_])(?:{w})(?![^\W\d_])") for u, (_, w, _) in _UNITS.items()}
@@ -214,6 +216,23 @@ def unit_of(*texts: str, category: str | None = None) -> str | None:
         if len(found) == 1:
             return found.pop()
     return None
+
+
+def unit_pair_of(*texts: str, category: str | None = None) -> tuple[str, str] | None:
+    """The (from, to) pair a label names ("Meters to Feet" -> ("m", "ft")), else None."""
+    for text in texts:
+        named = []
+        for u, _, _ in unit_mentions(text, category=category, loose=True):
+            if u not in named:
+                named.append(u)
+        if len(named) == 2:
+            return named[0], named[1]
+    return None
+
+
+def units_of(category: str) -> list[str]:
+    """Every unit of a category, in the task's order (m, km, cm, ...)."""
+    return [u for u, (cat, _, _) in _UNITS.items() if cat == category]
 
 
 def unit_mentions(text: str, *, category: str | None = None, loose: bool = False) -> list[tuple[str, int, int]]:

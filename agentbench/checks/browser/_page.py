@@ -28,6 +28,7 @@ ORIGIN = "http://localhost"  # route-served; localhost is a secure context
 CLOCK = "window.__agentbenchClock"
 CHUNK_FRAMES = 30  # frames per evaluate: small enough that the time limit means "hung"
 MAX_NAVIGATIONS = 20
+_CURRENT_CLOCK = object()  # stands for the session's clock id at the moment of the call
 _NAV_GONE = re.compile(r"context was destroyed|navigat|Not attached|"
                        r"Target (page, context or browser )?(has been )?closed|crash",
                        re.IGNORECASE)
@@ -173,8 +174,11 @@ class PageSession:
         # by value, which cost more CPU than the whole page's work for a batch of captures.
         js = f"(a) => {CLOCK} ? {CLOCK}.call('{method}', a) : '__no_clock__'"
         for _ in range(MAX_NAVIGATIONS):
+            # The clock id is read anew on each try: a navigation (a link to another page of the
+            # artefact) gives the new document a new clock, and the old id would read as stale.
+            call_args = [self._clock_id if a is _CURRENT_CLOCK else a for a in args]
             try:
-                result = await self.run_limited(self.page.evaluate(js, list(args)), timeout_s=timeout_s,
+                result = await self.run_limited(self.page.evaluate(js, call_args), timeout_s=timeout_s,
                                                 what=f"running the page ({method})")
             except PlaywrightError as exc:
                 if not _NAV_GONE.search(exc.message):
@@ -264,7 +268,7 @@ class PageSession:
                 frames.append(await self.capture())
             while self.frame < target:
                 stop = min(target, self.frame + CHUNK_FRAMES)
-                res = await self._clock("run", stop, base, cap_ms, cap_index, self._clock_id, track_circles)
+                res = await self._clock("run", stop, base, cap_ms, cap_index, _CURRENT_CLOCK, track_circles)
                 for frame_no, circles in res.get("tracks") or []:
                     self.circle_track.append((frame_no * 1000.0 / self.fps,
                                               [(float(x), float(y), float(r)) for x, y, r in circles]))
