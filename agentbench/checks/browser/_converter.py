@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from .._model import CheckResult
-from ._converter_page import SLOW_DEBOUNCE_S, Absent, ConverterPage
-from ._find import click, dom, press, run_checks_side_by_side, settle, units_of, value
+from ._converter_page import SLOW_DEBOUNCE_S, ConverterPage
+from ._find import Absent, click, dom, press, run_checks_side_by_side, settle, units_of, value
 from ._readings import convert, within_tolerance
 from ._registry import ProbeContext, task_probes
 

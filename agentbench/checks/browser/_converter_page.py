@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from ._find import (
+    Absent,
     Number,
     category_of,
     click,
@@ -52,10 +53,6 @@ _CATEGORY_WORDS = {
     "weight": re.compile(r"\b(weight|mass)(es)?\b", re.IGNORECASE),
     "temperature": re.compile(r"\btemp(erature)?s?\b", re.IGNORECASE),
 }
-
-
-class Absent(CheckError):
-    """What was looked for is not on the page at all: a finding (``fail``), not a harness gap."""
 
 
 class ConverterPage:

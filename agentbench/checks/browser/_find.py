@@ -35,6 +35,7 @@ _log = structlog.get_logger()
 
 __all__ = [
     "CATEGORIES",
+    "Absent",
     "Number",
     "category_of",
     "click",
@@ -320,6 +321,10 @@ def parse_numbers(text: str) -> list[Number]:
     return out
 
 
+class Absent(CheckError):
+    """What the check looked for is not on the page at all: a finding (``fail``), not a harness gap."""
+
+
 # ---- running one check in its own page -------------------------------------------------------
 
 CheckBody = Callable[["PageSession"], Awaitable[CheckResult]]
@@ -338,7 +343,8 @@ def value(label: str, data: Any) -> Evidence:
 async def run_check(ctx: ProbeContext, check_id: str, body: CheckBody) -> CheckResult:
     """Run one check on a pristine page (no storage left by another) and turn what happened into a result.
 
-    A CheckError from the body (a control not found) is ``error``; exceptions the page threw while
+    An Absent from the body (the feature is not there) is ``fail``; a CheckError (a control we
+    could not find or use) is ``error``; exceptions the page threw while
     being used make the check ``fail`` with them as evidence, whatever the body concluded; a page
     that navigated away or hung under real input is the app's fault (``fail``); anything else is a
     harness gap (``error``). The page's errors are added to ``ctx.page_errors``.
@@ -358,6 +364,8 @@ async def run_check(ctx: ProbeContext, check_id: str, body: CheckBody) -> CheckR
             )
         except PageBroken as exc:
             result = CheckResult(id=check_id, status="fail", detail=f"the page broke while being used: {exc}")
+        except Absent as exc:
+            result = CheckResult(id=check_id, status="fail", detail=str(exc))
         except CheckError as exc:
             result = CheckResult(id=check_id, status="error", detail=str(exc))
         except Exception as exc:  # noqa: BLE001 - a probe must end in a verdict, never raise
