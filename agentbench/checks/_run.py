@@ -12,7 +12,7 @@ from ..tasks import Task
 from ._checklist import ChecklistResult, checklist_path, evaluate_checklist, load_checklist
 from ._model import CheckResult
 
-__all__ = ["CheckReport", "run_checks", "verdict_of"]
+__all__ = ["CheckReport", "rests_on_errors", "run_checks", "verdict_of"]
 
 log = structlog.get_logger()
 
@@ -32,6 +32,10 @@ class CheckReport:
     def harness_errors(self) -> list[CheckResult]:
         return [c for c in self.checks if c.status == "error"]
 
+    @property
+    def rests_on_errors(self) -> bool:
+        return rests_on_errors(self.checks)
+
     def checklist_json(self) -> tuple[list[dict], dict | None]:
         """(item dicts, summary) as stored in result.json: ``[]`` and None without a checklist."""
         if self.checklist is None:
@@ -44,6 +48,7 @@ class CheckReport:
             "task": self.task,
             "verdict": self.verdict,
             "score": self.score,
+            "rests_on_errors": self.rests_on_errors,
             "checks": [c.model_dump(mode="json") for c in self.checks],
             "checklist": items,
             "checklist_summary": summary,
@@ -51,16 +56,23 @@ class CheckReport:
 
 
 def verdict_of(checks: list[CheckResult]) -> tuple[str, float]:
-    """``pass`` only when every check passes (skips aside); score = passed / decided checks.
+    """``pass`` only when every check passes (skips aside); score = passed / (decided + error) checks.
 
-    A check in ``error`` (the harness could not decide) keeps the verdict from ``pass`` but does
-    not count in the score's denominator: a harness gap is not the model's failure.
+    A check in ``error`` (the harness could not decide) keeps the verdict from ``pass`` and counts
+    as not passed in the score, so a failing verdict never scores 1.0; whether the verdict rests
+    only on errors is told apart by :func:`rests_on_errors`.
     """
-    decided = [c for c in checks if c.status in ("pass", "fail")]
-    passed = sum(1 for c in decided if c.status == "pass")
-    score = passed / len(decided) if decided else 0.0
-    ok = bool(checks) and all(c.status in ("pass", "skip") for c in checks) and bool(decided)
+    counted = [c for c in checks if c.status in ("pass", "fail", "error")]
+    passed = sum(1 for c in counted if c.status == "pass")
+    score = passed / len(counted) if counted else 0.0
+    decided = any(c.status in ("pass", "fail") for c in checks)
+    ok = bool(checks) and all(c.status in ("pass", "skip") for c in checks) and decided
     return ("pass" if ok else "fail"), round(score, 4)
+
+
+def rests_on_errors(checks: list[CheckResult]) -> bool:
+    """True when the verdict is fail only because the harness could not tell (no check failed)."""
+    return any(c.status == "error" for c in checks) and not any(c.status == "fail" for c in checks)
 
 
 def _order(task: Task, checks: list[CheckResult]) -> list[CheckResult]:
