@@ -313,6 +313,8 @@ def extract_tar(tar: tarfile.TarFile, dest: Path, *, strip: str = "", limits: Fi
                     continue
                 name = name[len(strip):]
             name = posixpath.normpath(name) if name else name
+            if name == ".":
+                continue  # the folder itself (`tar -C dir .` names it ./)
             try:
                 parts = safe_parts(name)
             except ValueError as exc:
