@@ -47,7 +47,7 @@ __all__ = [
     "staged_artefact",
 ]
 
-MAX_FILE_BYTES = 32 * 1024 * 1024  # one artefact file: a web page has no business being larger
+MAX_FILE_BYTES = 64 * 1024 * 1024  # one artefact file (a 46 MB entry with inlined assets exists)
 MAX_TOTAL_BYTES = 256 * 1024 * 1024  # one artefact folder
 MAX_FILES = 10_000
 MAX_DEPTH = 32
