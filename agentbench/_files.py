@@ -323,7 +323,10 @@ def extract_tar(tar: tarfile.TarFile, dest: Path, *, strip: str = "", limits: Fi
             if len(parts) > limits.depth:
                 raise ArtefactError(f"{what} nests folders over {limits.depth} deep; not copying it")
             if member.isdir():
-                _mkdirs(root_fd, parts)
+                try:
+                    os.close(_mkdirs(root_fd, parts, keep_root=False))
+                except OSError as exc:
+                    budget.report.skipped.append((name, f"cannot make the folder ({exc.strerror})"))
                 continue
             if not member.isreg():
                 kind = ("a symlink" if member.issym() else "a hard link" if member.islnk()
@@ -337,7 +340,11 @@ def extract_tar(tar: tarfile.TarFile, dest: Path, *, strip: str = "", limits: Fi
                 continue
             fh = tar.extractfile(member)
             assert fh is not None  # a regular member always has data
-            parent = _mkdirs(root_fd, parts[:-1])
+            try:
+                parent = _mkdirs(root_fd, parts[:-1])
+            except OSError as exc:  # a link or a file where a folder should be: never written through
+                budget.report.skipped.append((name, f"a folder on its way is not a folder ({exc.strerror})"))
+                continue
             try:
                 try:
                     os.unlink(parts[-1], dir_fd=parent)  # a later member of the same name wins
@@ -355,17 +362,22 @@ def extract_tar(tar: tarfile.TarFile, dest: Path, *, strip: str = "", limits: Fi
     return budget.report
 
 
-def _mkdirs(root_fd: int, parts: list[str]) -> int:
-    """A descriptor of root/parts (folders created as needed, never through a link)."""
-    fd = root_fd
+def _mkdirs(root_fd: int, parts: list[str], *, keep_root: bool = True) -> int:
+    """A descriptor of root/parts (folders created as needed, never through a link).
+
+    Returns root_fd itself for no parts when keep_root, else always a new descriptor.
+    """
+    fd = root_fd if keep_root or parts else os.dup(root_fd)
     for part in parts:
         try:
             os.mkdir(part, 0o755, dir_fd=fd)
         except FileExistsError:
             pass
-        nxt = _open_dir(part, fd)
-        if fd != root_fd:
-            os.close(fd)
+        try:
+            nxt = _open_dir(part, fd)
+        finally:
+            if fd != root_fd:
+                os.close(fd)
         fd = nxt
     return fd
 
