@@ -109,12 +109,12 @@ def check_cmd(
     path: Path = typer.Argument(..., help="Artefact folder (with index.html) or the HTML file."),
     task: str = typer.Option(..., "--task", "-t", help="Task id the artefact was built for."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    evidence: Path | None = typer.Option(None, "--evidence", help="Folder for evidence files (default: a temp folder)."),
+    evidence: Path | None = typer.Option(None, "--evidence", help="Folder for evidence files (default: not kept)."),
 ) -> None:
     """Score an existing artefact without any agent. Exit 0 pass, 1 fail, 2 could not check."""
-    import shutil
-    import tempfile
+    from rich.markup import escape
 
+    from ._files import staged_artefact
     from ._summary import print_checks
     from .checks._run import run_checks
     from .tasks import load_task
@@ -123,20 +123,17 @@ def check_cmd(
         t = load_task(task)
         if not path.exists():
             raise AgentbenchError(f"{path}: no such file or folder.")
-        work = Path(tempfile.mkdtemp(prefix="agentbench-check-"))
-        if path.is_file():
-            (work / "artefact").mkdir()
-            shutil.copy(path, work / "artefact" / t.entry)
-        else:
-            shutil.copytree(path, work / "artefact")
-        attempt = evidence or work
-        report = asyncio.run(run_checks(t, work / "artefact", attempt))
-    except AgentbenchError as exc:
+        # Only the artefact's plain files are checked, from a private copy removed on every way out.
+        with staged_artefact(path, t.entry) as (work, copied):
+            for rel, why in copied.skipped:
+                err.print(f"[yellow]left out[/] {escape(rel)}: {escape(why)}", highlight=False)
+            report = asyncio.run(run_checks(t, work / "artefact", evidence or work))
+    except (AgentbenchError, FileNotFoundError) as exc:
         _fail(exc)
     if json_out:
         typer.echo(json.dumps(report.to_json(), indent=2))
     else:
-        print_checks(out, report, attempt / "evidence")
+        print_checks(out, report, evidence / "evidence" if evidence else "not kept (--evidence DIR keeps it)")
     if report.verdict == "pass":
         raise typer.Exit(0)
     # Any real failure is a verdict (1); only harness errors and nothing failed: could not check (2).
