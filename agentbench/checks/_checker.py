@@ -10,6 +10,8 @@ read-only root with size-limited tmpfs for /tmp and the home folder, and memory 
 pid limits. Page memory of every kind (JS heap, ArrayBuffers, fetched data, workers) counts
 against the container's memory limit: a page that blows it has its renderer killed (the check
 says the page crashed) or the whole container; a dead container is replaced for the next artefact.
+When the host process ends however it ends (even ``kill -9``), its end of the pipe closes and the
+worker stops the container; what is left stopped carries ``agentbench=1`` for the sweep.
 
 This module imports no playwright: the host needs only the Docker SDK.
 """
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
+import socket
 import stat
 import threading
 import time
@@ -202,12 +206,12 @@ class CheckerContainer:
         import docker
 
         container, self.container = self.container, None
-        try:
-            if self._sock is not None:
-                self._sock.close()
-        except OSError:
-            pass
-        self._sock = self._raw = None
+        raw, self._sock, self._raw = self._raw, None, None
+        if raw is not None:
+            with contextlib.suppress(OSError):
+                raw.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                raw.close()
         if container is not None:
             try:
                 container.remove(force=True, v=True)

@@ -200,3 +200,32 @@ def test_agentbench_run_checks_in_the_container_not_on_the_host(tmp_path: Path, 
     assert on_host == set() and contained, (on_host, contained)
     (result,) = (tmp_path / "artefacts").rglob("result.json")
     assert '"refresh-rate"' in result.read_text()
+
+
+@pytest.mark.docker
+def test_a_killed_cli_leaves_no_running_checker(tmp_path: Path, docker_client, checker_image) -> None:
+    began = time.time()
+    proc = subprocess.Popen([sys.executable, "-m", "agentbench.cli", "check", "--task", "flappy",
+                             str(DEMO / "careful" / "flappy")], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    mine: list = []
+    try:
+        deadline = time.monotonic() + 60
+        while not mine and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            mine = [c for c in docker_client.containers.list(filters={"label": "agentbench.kind=checker"})
+                    if float(c.labels.get("agentbench.created", "0")) >= began]
+        assert mine, "the CLI never started a checker container"
+        proc.kill()
+        proc.wait(10)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            mine[0].reload()
+            if mine[0].status != "running":
+                break
+            time.sleep(0.2)
+        assert mine[0].status != "running"
+    finally:
+        proc.kill()
+        for c in mine:
+            c.remove(force=True)

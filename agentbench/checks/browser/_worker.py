@@ -10,6 +10,7 @@ library prints goes to stderr, which the host keeps for error messages).
   out: ``{"id": 7, "results": [<CheckResult>...], "evidence": [["evidence/x.png", "<base64>"], ...]}``
   or ``{"id": 7, "error": "..."}``. Requests run concurrently (the harness bounds the pages).
 
+When stdin closes (the host process ended, however it ended) the worker stops the container.
 The artefact is written under /tmp (a size-limited tmpfs) and made read-only before the page
 sees it; the job folder is removed after its answer is sent.
 """
@@ -18,9 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import shutil
+import signal
 import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -143,6 +146,10 @@ async def _serve(out: Any) -> int:
         await asyncio.gather(*tasks, return_exceptions=True)
     if worker.harness is not None:
         await worker.harness.close()
+    # The host is gone (its pipe closed): stop the container too, so a host process that died
+    # leaves no running checker behind (init, PID 1, passes the signal on to `sleep`).
+    with contextlib.suppress(OSError):
+        os.kill(1, signal.SIGTERM)
     return 0
 
 
