@@ -103,6 +103,23 @@ async def test_a_page_that_allocates_without_bound_is_stopped_by_the_container(
         await checker.close()
 
 
+@pytest.mark.docker
+async def test_artefacts_checked_at_once_do_not_see_each_others_page_errors(
+        tmp_path: Path, docker_client, checker_image) -> None:
+    """A run's cells ask at once; the rushed converter's TypeErrors must stay its own."""
+    import asyncio
+
+    checker = CheckerContainer(docker_client)
+    try:
+        rushed, careful = await asyncio.gather(
+            checker.check("converter", DEMO / "rushed" / "converter", tmp_path / "r" / "evidence"),
+            checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "c" / "evidence"))
+    finally:
+        await checker.close()
+    assert _statuses(rushed)["runtime-errors"] == "fail"
+    assert _statuses(careful)["runtime-errors"] == "pass", [r.detail for r in careful]
+
+
 # -- no Chromium on the host --------------------------------------------------------------------------
 
 def _chromium_processes() -> list[tuple[int, int, str]]:

@@ -8,7 +8,7 @@ library prints goes to stderr, which the host keeps for error messages).
   ``{"ready": false, "error": "..."}``;
 - in: ``{"id": 7, "task": "flappy", "entry": "index.html", "files": [["index.html", "<base64>"], ...]}``;
   out: ``{"id": 7, "results": [<CheckResult>...], "evidence": [["evidence/x.png", "<base64>"], ...]}``
-  or ``{"id": 7, "error": "..."}``. Requests run concurrently (the harness bounds the pages).
+  or ``{"id": 7, "error": "..."}``. Requests are taken as they come and played one at a time.
 
 When stdin closes (the host process ended, however it ended) the worker stops the container.
 The artefact is written under /tmp (a size-limited tmpfs) and made read-only before the page
@@ -75,6 +75,7 @@ class Worker:
         self.harness: Any = None
         self._lock = asyncio.Lock()
         self._write = asyncio.Lock()
+        self._one = asyncio.Lock()
 
     async def harness_up(self) -> Any:
         from ._harness import BrowserHarness
@@ -103,9 +104,13 @@ class Worker:
             shutil.rmtree(job, ignore_errors=True)
             (job / "artefact").mkdir(parents=True)
             _write_artefact(job / "artefact", request["files"])
-            harness = await self.harness_up()
-            results = await run_browser_checks_async(request["task"], job / "artefact", job / "evidence",
-                                                     entry=request.get("entry", "index.html"), harness=harness)
+            # One artefact at a time on the shared harness: its page-error, dialog and blocked logs
+            # are harness-wide, so two artefacts played at once would see each other's errors in
+            # `runtime-errors`. Each artefact's own sessions still run side by side.
+            async with self._one:
+                harness = await self.harness_up()
+                results = await run_browser_checks_async(request["task"], job / "artefact", job / "evidence",
+                                                         entry=request.get("entry", "index.html"), harness=harness)
             await self.send({"id": rid, "results": [r.model_dump(mode="json") for r in results],
                              "evidence": _read_evidence(job)})
         except Exception as exc:  # noqa: BLE001 - one artefact's failure is its own answer
