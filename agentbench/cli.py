@@ -175,6 +175,8 @@ def check_cmd(
             if len(paths) > 1:
                 out.print(f"[bold]{path}[/]", highlight=False)
             print_checks(out, report, attempt / "evidence")
+        if evidence is None:
+            out.print("(the evidence went with its temporary folder: keep it with --evidence DIR)")
     checks = [c for _, _, report in reports for c in report.checks]
     if all(report.verdict == "pass" for _, _, report in reports):
         raise typer.Exit(0)

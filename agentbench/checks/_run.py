@@ -9,7 +9,7 @@ from pathlib import Path
 
 import structlog
 
-from ..errors import CheckError
+from ..errors import AgentbenchError
 from ..tasks import Task
 from ._checker import CheckerCrashed, host_browser_opted_in, host_chromium, shared_checker
 from ._checklist import ChecklistResult, checklist_path, evaluate_checklist, load_checklist
@@ -135,7 +135,7 @@ async def run_checks(task: Task, artefact_dir: Path, attempt_dir: Path, *, sandb
         except Exception as exc:  # noqa: BLE001 - recorded as harness errors, visible as such
             log.warning("check.browser.error", error=repr(exc))
             failed = "fail" if isinstance(exc, CheckerCrashed) and exc.out_of_memory else "error"
-            detail = str(exc) if isinstance(exc, CheckError) else f"browser harness failed: {exc!r}"
+            detail = str(exc) if isinstance(exc, AgentbenchError) else f"browser harness failed: {exc!r}"
             return [CheckResult(id=cid, status=failed, detail=detail) for cid in task.checks if cid != "syntax"]
 
     if not entry.is_file():
