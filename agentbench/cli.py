@@ -147,7 +147,7 @@ def check_cmd(
                 (work / "artefact").mkdir()
                 shutil.copy(path, work / "artefact" / t.entry)
             else:
-                shutil.copytree(path, work / "artefact")
+                shutil.copytree(path, work / "artefact", symlinks=True)  # links stay links: never followed out
             attempt = (evidence if len(paths) == 1 else evidence / f"{i + 1}-{path.name}") if evidence else work
             reports.append((path, attempt, await run_checks(t, work / "artefact", attempt)))
         if not host_browser:

@@ -120,6 +120,24 @@ async def test_artefacts_checked_at_once_do_not_see_each_others_page_errors(
     assert _statuses(careful)["runtime-errors"] == "pass", [r.detail for r in careful]
 
 
+@pytest.mark.docker
+def test_a_link_out_of_the_artefact_never_reaches_the_page(tmp_path: Path, docker_client, checker_image) -> None:
+    """`shadow -> /etc/passwd` beside the page: the page's fetch gets a 404, the file stays out of the results."""
+    art = tmp_path / "art"
+    art.mkdir()
+    (art / "index.html").write_text(
+        "<!doctype html><canvas id=c width=200 height=100></canvas><script>"
+        "document.getElementById('c').getContext('2d').fillRect(0, 0, 120, 60);"
+        "fetch('/shadow').then(r => r.text()).then(t => { throw new Error('GOT ' + t.slice(0, 40)); });"
+        "</script>")
+    (art / "shadow").symlink_to("/etc/passwd")
+    proc = subprocess.run([sys.executable, "-m", "agentbench.cli", "check", "--task", "flappy", str(art), "--json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "AGENTBENCH_ROOT": str(ROOT), "PYTHONPATH": str(ROOT)})
+    assert "GOT not found" in proc.stdout, proc.stdout + proc.stderr
+    assert "root:x:0:0" not in proc.stdout
+
+
 # -- no Chromium on the host --------------------------------------------------------------------------
 
 def _chromium_processes() -> list[tuple[int, int, str]]:
