@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +23,10 @@ app.add_typer(sandbox_app, name="sandbox")
 # Piped output (CI logs, files) gets a wide table instead of rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+
+
+_HOST_BROWSER_HELP = ("Run Chromium on this host instead of the checker container (the artefact's code is then "
+                      "NOT contained; for trusted artefacts only). Same as AGENTBENCH_HOST_BROWSER=1.")
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
@@ -50,8 +55,11 @@ def run_cmd(
     checks: bool = typer.Option(True, "--checks/--no-checks", help="Check artefacts (or only store them)."),
     preflight: bool = typer.Option(True, "--preflight/--no-preflight", help="Check each endpoint before its cells."),
     review: str | None = typer.Option(None, "--review", help="Reviewer model: review every artefact after the run."),
+    host_browser: bool = typer.Option(False, "--host-browser", help=_HOST_BROWSER_HELP),
 ) -> None:
     """Run models on tasks in fresh sandboxes, check the artefacts, store everything."""
+    if host_browser:
+        os.environ["AGENTBENCH_HOST_BROWSER"] = "1"
     from ._summary import print_summary, progress_reporter
     from .config import ModelConfig, load_models, resolve_api_key, resolve_model
     from .runner import RunOptions, run
@@ -106,38 +114,69 @@ def run_cmd(
 
 @app.command("check")
 def check_cmd(
-    path: Path = typer.Argument(..., help="Artefact folder (with index.html) or the HTML file."),
-    task: str = typer.Option(..., "--task", "-t", help="Task id the artefact was built for."),
-    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    paths: list[Path] = typer.Argument(..., help="Artefact folder(s) (with index.html) or HTML file(s)."),
+    task: str = typer.Option(..., "--task", "-t", help="Task id the artefacts were built for."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object (a list of them for several paths)."),
     evidence: Path | None = typer.Option(None, "--evidence", help="Folder for evidence files (default: not kept)."),
+    host_browser: bool = typer.Option(False, "--host-browser", help=_HOST_BROWSER_HELP),
 ) -> None:
-    """Score an existing artefact without any agent. Exit 0 pass, 1 fail, 2 could not check."""
+    """Score existing artefacts without any agent. Exit 0 all pass, 1 a fail, 2 could not check.
+
+    The browser checks of every path run in one warm checker container.
+    """
+    import contextlib
+
     from rich.markup import escape
 
     from ._files import staged_artefact
     from ._summary import print_checks
+    from .checks._checker import close_shared_checker, shared_checker
     from .checks._run import run_checks
     from .tasks import load_task
 
+    if host_browser:
+        os.environ["AGENTBENCH_HOST_BROWSER"] = "1"
+
+    async def check_all(t, stack: contextlib.ExitStack) -> list:
+        if not host_browser:  # the container starts while the first artefact is copied and parsed
+            warm = asyncio.ensure_future(shared_checker().start())
+        reports = []
+        for i, path in enumerate(paths):
+            # Only the artefact's plain files are checked, from a private copy removed on every way out.
+            work, copied = stack.enter_context(staged_artefact(path, t.entry))
+            for rel, why in copied.skipped:
+                err.print(f"[yellow]left out[/] {escape(str(path))}/{escape(rel)}: {escape(why)}", highlight=False)
+            attempt = (evidence if len(paths) == 1 else evidence / f"{i + 1}-{path.name}") if evidence else work
+            reports.append((path, attempt, await run_checks(t, work / "artefact", attempt)))
+        if not host_browser:
+            await asyncio.gather(warm, return_exceptions=True)
+        return reports
+
     try:
         t = load_task(task)
-        if not path.exists():
-            raise AgentbenchError(f"{path}: no such file or folder.")
-        # Only the artefact's plain files are checked, from a private copy removed on every way out.
-        with staged_artefact(path, t.entry) as (work, copied):
-            for rel, why in copied.skipped:
-                err.print(f"[yellow]left out[/] {escape(rel)}: {escape(why)}", highlight=False)
-            report = asyncio.run(run_checks(t, work / "artefact", evidence or work))
+        for path in paths:
+            if not path.exists():
+                raise AgentbenchError(f"{path}: no such file or folder.")
+        with contextlib.ExitStack() as stack:
+            try:
+                reports = asyncio.run(check_all(t, stack))
+            finally:
+                close_shared_checker()
     except (AgentbenchError, FileNotFoundError) as exc:
         _fail(exc)
     if json_out:
-        typer.echo(json.dumps(report.to_json(), indent=2))
+        docs = [{**report.to_json(), **({"path": str(path)} if len(paths) > 1 else {})} for path, _, report in reports]
+        typer.echo(json.dumps(docs[0] if len(paths) == 1 else docs, indent=2))
     else:
-        print_checks(out, report, evidence / "evidence" if evidence else "not kept (--evidence DIR keeps it)")
-    if report.verdict == "pass":
+        for path, attempt, report in reports:
+            if len(paths) > 1:
+                out.print(f"[bold]{path}[/]", highlight=False)
+            print_checks(out, report, attempt / "evidence" if evidence else "not kept (--evidence DIR keeps it)")
+    checks = [c for _, _, report in reports for c in report.checks]
+    if all(report.verdict == "pass" for _, _, report in reports):
         raise typer.Exit(0)
     # Any real failure is a verdict (1); only harness errors and nothing failed: could not check (2).
-    raise typer.Exit(1 if any(c.status == "fail" for c in report.checks) else 2)
+    raise typer.Exit(1 if any(c.status == "fail" for c in checks) else 2)
 
 
 @models_app.callback()
@@ -193,14 +232,16 @@ def models_check(name: str = typer.Argument(..., help="Model name from models.to
 
 @sandbox_app.command("build")
 def sandbox_build() -> None:
-    """Build the sandbox image (bootstrapping a Debian base when no registry can be reached)."""
+    """Build the sandbox and checker images (bootstrapping Debian bases when no registry can be reached)."""
     from .sandbox import build_image
+    from .sandbox._checker_image import build_checker_image
 
     try:
         tag = build_image(log=lambda msg: err.print(msg, highlight=False))
+        checker = build_checker_image(log=lambda msg: err.print(msg, highlight=False))
     except AgentbenchError as exc:
         _fail(exc)
-    out.print(f"built {tag}")
+    out.print(f"built {tag} and {checker}")
 
 
 @app.command("tasks")

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from pathlib import Path
 
 import structlog
 
+from ..errors import AgentbenchError
 from ..tasks import Task
+from ._checker import CheckerCrashed, host_browser_opted_in, host_chromium, shared_checker
 from ._checklist import ChecklistResult, checklist_path, evaluate_checklist, load_checklist
 from ._model import CheckResult
 
-__all__ = ["CheckReport", "rests_on_errors", "run_checks", "verdict_of"]
+__all__ = ["CheckReport", "browser_checks", "rests_on_errors", "run_checks", "verdict_of"]
 
 log = structlog.get_logger()
 
@@ -75,6 +78,38 @@ def rests_on_errors(checks: list[CheckResult]) -> bool:
     return any(c.status == "error" for c in checks) and not any(c.status == "fail" for c in checks)
 
 
+async def browser_checks(task_id: str, artefact_dir: Path, evidence_dir: Path, *,
+                         entry: str = "index.html") -> list[CheckResult]:
+    """The browser checks of one artefact: in the process's warm checker container by default.
+
+    A checker that died under this artefact is replaced and the artefact tried once more; a second
+    crash raises CheckerCrashed. With AGENTBENCH_HOST_BROWSER=1 (``--host-browser``) Chromium runs
+    on the host instead, with a warning: the artefact's code is then not contained.
+    """
+    if host_browser_opted_in():
+        from .browser import run_browser_checks_async
+
+        _warn_host_browser()
+        return await run_browser_checks_async(task_id, artefact_dir, evidence_dir, entry=entry,
+                                              chromium_path=host_chromium())
+    checker = shared_checker()
+    try:
+        return await checker.check(task_id, artefact_dir, evidence_dir, entry=entry)
+    except CheckerCrashed as exc:
+        log.warning("check.checker_crashed", task=task_id, error=str(exc))
+        return await checker.check(task_id, artefact_dir, evidence_dir, entry=entry)
+
+
+_warned: list[bool] = []
+
+
+def _warn_host_browser() -> None:
+    if not _warned:
+        _warned.append(True)
+        sys.stderr.write("warning: AGENTBENCH_HOST_BROWSER is set: Chromium runs ON THIS HOST with the "
+                         "artefact's code, outside any container. Use it only for artefacts you trust.\n")
+
+
 def _order(task: Task, checks: list[CheckResult]) -> list[CheckResult]:
     rank = {cid: i for i, cid in enumerate(task.checks)}
     return sorted(checks, key=lambda c: rank.get(c.id, len(rank)))
@@ -108,13 +143,12 @@ async def run_checks(task: Task, artefact_dir: Path, attempt_dir: Path, *, sandb
 
     async def browser() -> list[CheckResult]:
         try:
-            from .browser import run_browser_checks_async
-
-            return await run_browser_checks_async(task.id, artefact_dir, attempt_dir / "evidence", entry=task.entry)
+            return await browser_checks(task.id, artefact_dir, attempt_dir / "evidence", entry=task.entry)
         except Exception as exc:  # noqa: BLE001 - recorded as harness errors, visible as such
             log.warning("check.browser.error", error=repr(exc))
-            return [CheckResult(id=cid, status="error", detail=f"browser harness failed: {exc!r}")
-                    for cid in task.checks if cid != "syntax"]
+            failed = "fail" if isinstance(exc, CheckerCrashed) and exc.out_of_memory else "error"
+            detail = str(exc) if isinstance(exc, AgentbenchError) else f"browser harness failed: {exc!r}"
+            return [CheckResult(id=cid, status=failed, detail=detail) for cid in task.checks if cid != "syntax"]
 
     if not entry.is_file():
         results = await syntax()

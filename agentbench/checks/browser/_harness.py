@@ -117,6 +117,16 @@ class BrowserHarness:
             await self.close()
             raise CheckError(f"could not launch Chromium at {self.chromium_path}: {exc.message}") from exc
 
+    @property
+    def connected(self) -> bool:
+        """True while the launched Chromium is alive (False before start, after close or a crash)."""
+        return self._browser is not None and self._browser.is_connected()
+
+    @property
+    def version(self) -> str:
+        """The running Chromium's version ("" before start)."""
+        return self._browser.version if self._browser is not None else ""
+
     async def close(self) -> None:
         self._pool.clear()  # closing the browser closes every context
         try:
