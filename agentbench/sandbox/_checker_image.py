@@ -58,7 +58,7 @@ CHECKER_BASE_TAG = "agentbench/checker-base:bookworm-" + hashlib.sha256(
 PY_PACKAGES = ("playwright", "pydantic", "structlog")
 # The package modules `import agentbench.checks.browser` loads, besides agentbench/checks/ itself
 # (tests/checks/test_checker_image.py fails, naming the module, when this list falls behind).
-CODE_MODULES = ("__init__.py", "errors.py", "config.py", "tasks.py")
+CODE_MODULES = ("__init__.py", "_files.py", "errors.py", "config.py", "names.py", "tasks.py")
 
 log_ = structlog.get_logger()
 _PACKAGE = Path(__file__).resolve().parents[1]
