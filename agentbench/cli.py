@@ -56,6 +56,9 @@ def run_cmd(
     preflight: bool = typer.Option(True, "--preflight/--no-preflight", help="Check each endpoint before its cells."),
     review: str | None = typer.Option(None, "--review", help="Reviewer model: review every artefact after the run."),
     host_browser: bool = typer.Option(False, "--host-browser", help=_HOST_BROWSER_HELP),
+    engine: str | None = typer.Option(None, "--engine", help="Docker engine(s), comma-separated: names from "
+                                      "settings.toml or addresses (unix://, ssh://user@host, tcp://host:2376). "
+                                      "Default: settings.toml, else DOCKER_HOST."),
 ) -> None:
     """Run models on tasks in fresh sandboxes, check the artefacts, store everything."""
     if host_browser:
@@ -90,10 +93,15 @@ def run_cmd(
         from .store import new_run_id
 
         reviewer = _reviewer(review, [m.name for m in models]) if review else None
+        from ._settings import load_settings
+        from .sandbox._engine_config import select_engines
+
+        engines = select_engines(engine, load_settings().engines)
         run_id = resume or new_run_id()
         options = RunOptions(out_dir=out_dir, repeats=repeats, concurrency=concurrency, max_tokens=max_tokens,
                              resume=resume, retry_infra=retry == "infra", checks=checks,
-                             preflight=preflight, run_id=None if resume else run_id)
+                             preflight=preflight, run_id=None if resume else run_id, engines=engines,
+                             notice=lambda msg: err.print(msg, highlight=False, markup=False))
         totals = None if resume else {m.name: len(tasks) * repeats for m in models}
         with progress_reporter(err, totals, disabled=json_out) as progress:
             summary = asyncio.run(run(models, tasks, options, progress=progress))
@@ -108,6 +116,10 @@ def run_cmd(
                                "results": [r.model_dump(mode="json") for r in summary.results]}, indent=2))
     else:
         print_summary(out, summary)
+    if summary.results and all(r.outcome == "infra-error" for r in summary.results):
+        err.print(f"[red]Nothing was measured:[/] all {len(summary.results)} cell(s) ended in infra-error; fix the "
+                  f"cause above, then `agentbench run --resume {summary.run_id} --retry infra`.", highlight=False)
+        raise typer.Exit(1)
     if reviewer is not None:
         _review_after_run(summary.run_dir, reviewer, quiet=json_out)
 

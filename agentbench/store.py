@@ -158,6 +158,7 @@ class AttemptResult(BaseModel):
     checks_s: float = 0.0
     error: InfraError | None = None
     artefact_path: str | None = None  # relative to the attempt folder
+    engine: str | None = None  # the Docker engine the cell ran on (its name in settings.toml / --engine)
     started_at: str = Field(default_factory=utcnow)
     finished_at: str | None = None
 

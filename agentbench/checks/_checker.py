@@ -126,8 +126,9 @@ class CheckerContainer:
     """
 
     def __init__(self, client: Any | None = None, *, memory: str | None = None, cpus: float | None = None,
-                 pids: int = 4096) -> None:
+                 pids: int = 4096, engine: Any | None = None) -> None:
         self._client = client
+        self._engine = engine  # a run's Engine: the container goes there (None: the environment's engine)
         self.memory = memory or _env_size("AGENTBENCH_CHECKER_MEMORY", "3g")
         self.cpus = cpus or float(_env_size("AGENTBENCH_CHECKER_CPUS", str(max(1, os.cpu_count() or 1))))
         self.pids = pids
@@ -165,6 +166,8 @@ class CheckerContainer:
         from ..sandbox._checker_image import ensure_checker_image
         from ..sandbox._image import SANDBOX_LABEL, connect_docker
 
+        if self._client is None and self._engine is not None:
+            self._client = self._engine.new_client()
         self._client = connect_docker(self._client)
         image = ensure_checker_image(self._client)
         try:
@@ -364,26 +367,34 @@ def _write_evidence(evidence_dir: Path, items: list[list[str]]) -> None:
         os.replace(tmp, target)
 
 
-_shared: CheckerContainer | None = None
+_shared: dict[str, CheckerContainer] = {}
 _shared_lock = threading.Lock()
 
 
 def shared_checker() -> CheckerContainer:
-    """The process's warm checker (created on first use, removed at exit)."""
-    global _shared
+    """The process's warm checker on the bound engine (created on first use, removed at exit).
+
+    Inside a cell placed on one of a run's engines (``bind_engine``) the checker runs on that
+    engine, one per engine; elsewhere on the environment's engine.
+    """
+    from ..sandbox._engines import bound_engine
+
+    engine = bound_engine()
+    key = engine.name if engine is not None else ""
     with _shared_lock:
-        if _shared is None:
+        if not _shared:
             import atexit
 
-            _shared = CheckerContainer()
             atexit.register(close_shared_checker)
-        return _shared
+        if key not in _shared:
+            _shared[key] = CheckerContainer(engine=engine)
+        return _shared[key]
 
 
 def close_shared_checker() -> None:
-    """Remove the process's checker container, if one was started."""
-    global _shared
+    """Remove the process's checker containers, if any were started."""
     with _shared_lock:
-        checker, _shared = _shared, None
-    if checker is not None:
+        checkers = list(_shared.values())
+        _shared.clear()
+    for checker in checkers:
         checker._close_sync()

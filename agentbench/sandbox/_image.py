@@ -48,12 +48,18 @@ Log = Callable[[str], Any]
 
 
 def connect_docker(client: Any | None = None) -> Any:
-    """Return a live docker SDK client (the one given, or one from the environment).
+    """Return a live docker SDK client (the one given, the bound engine's, or one from the environment).
 
     Raises DockerUnavailable, saying how to start an engine, when none answers.
     """
     import docker
 
+    if client is None:
+        from ._engines import bound_engine
+
+        engine = bound_engine()
+        if engine is not None:  # inside a cell placed on an engine: its sandboxes go there
+            return engine.new_client()
     try:
         client = client or docker.from_env(timeout=120)
         client.ping()

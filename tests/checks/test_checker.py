@@ -182,14 +182,19 @@ def _run_watching(args: list[str], cwd: Path, env: dict[str, str] | None = None,
     contained: set[int] = set()
     done = threading.Event()
 
+    broke: list[BaseException] = []
+
     def watch() -> None:
-        while not done.is_set():
-            for pid, _, cgroup in _chromium_processes():
-                if "docker" in cgroup or "containerd" in cgroup:
-                    contained.add(pid)
-                elif _descends_from(pid, proc.pid):
-                    on_host.add(pid)
-            time.sleep(0.05)
+        try:
+            while not done.is_set():
+                for pid, _, cgroup in _chromium_processes():
+                    if "docker" in cgroup or "containerd" in cgroup:
+                        contained.add(pid)
+                    elif _descends_from(pid, proc.pid):
+                        on_host.add(pid)
+                time.sleep(0.05)
+        except BaseException as exc:  # a dead watcher would read as "no Chromium anywhere"
+            broke.append(exc)
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
@@ -198,6 +203,7 @@ def _run_watching(args: list[str], cwd: Path, env: dict[str, str] | None = None,
     finally:
         done.set()
         watcher.join()
+    assert not broke, f"the process scan broke: {broke[0]!r}"
     return proc.returncode, out, err, on_host, contained
 
 
