@@ -185,6 +185,37 @@ async def test_checks_sandbox_goes_to_the_cells_engine(tmp_path: Path, second_en
 
 
 @pytest.mark.docker
+async def test_browser_checks_run_in_a_checker_on_the_cells_engine(tmp_path: Path, second_engine,
+                                                                  checker_image) -> None:
+    from agentbench.checks._checker import close_shared_checker
+    from agentbench.checks._run import browser_checks
+    from agentbench.runner import RunOptions as Options
+    from agentbench.runner import _check_images
+    from agentbench.sandbox._checker_image import CHECKER_RUNTIME_TAG
+
+    notices: list[str] = []
+    images = _check_images(Options(out_dir=tmp_path))
+    assert [i.tag for i in images] == [CHECKER_RUNTIME_TAG]
+    pool = await open_pool([EngineConfig(name="second", address=second_engine.address)], notices.append, images)
+    (engine,) = pool.engines
+    async with pool.place():
+        pass  # provisions the sandbox image and the checker's runtime, from the local engine
+    assert image_exists(engine.client, CHECKER_RUNTIME_TAG), notices
+    since = int(time.time()) - 1
+    try:
+        with bind_engine(engine):
+            checks = await browser_checks("flappy", ROOT / "agentbench" / "models" / "demo_data" / "careful" / "flappy",
+                                          tmp_path / "evidence")
+    finally:
+        close_shared_checker()
+    assert {c.id: c.status for c in checks}["refresh-rate"] == "pass", [(c.id, c.status, c.detail) for c in checks]
+    events = list(engine.client.events(since=since, until=int(time.time()) + 1, decode=True,
+                                       filters={"type": "container", "event": "create",
+                                                "label": "agentbench.kind=checker"}))
+    assert len(events) == 1  # the checker ran on the second engine, not on the local one
+
+
+@pytest.mark.docker
 async def test_an_image_no_engine_has_is_built_there_once(second_engine) -> None:
     tag = f"agentbench/engine-test:{os.getpid()}"
     calls: list[str] = []
