@@ -32,6 +32,7 @@ from typing import Any
 
 import structlog
 
+from .. import _files
 from ..errors import CheckError
 from ._model import CheckResult
 
@@ -48,8 +49,10 @@ __all__ = [
 log = structlog.get_logger()
 
 WORKER_CMD = ["python3", "-m", "agentbench.checks.browser._worker"]
-MAX_FILE_BYTES = 32 * 1024 * 1024  # one artefact file sent to the checker
-MAX_ARTEFACT_BYTES = 64 * 1024 * 1024  # all of them
+# The same caps as every other path an artefact's files take (check, report, copy-out): a file
+# under them is judged by its behaviour in the checker, never refused here.
+MAX_FILE_BYTES = _files.MAX_FILE_BYTES
+MAX_ARTEFACT_BYTES = _files.MAX_TOTAL_BYTES
 MAX_ANSWER_BYTES = 128 * 1024 * 1024  # one answer (results + evidence PNGs) read back
 READY_TIMEOUT_S = 90.0
 CHECK_TIMEOUT_S = 900.0  # the worker's probes have their own limits; this only catches a hung worker

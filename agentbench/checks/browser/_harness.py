@@ -175,7 +175,7 @@ class BrowserHarness:
             slot.uses += 1
             self.sessions_opened += 1
             session.attach(slot)
-            await session.load(f"{ORIGIN}/{entry}")
+            await session.load(f"{ORIGIN}/{entry}", size=_entry_size(root, entry))
             return session
         except BaseException:
             self._free.release()
@@ -280,3 +280,10 @@ async def _close_quietly(context: BrowserContext) -> None:
         await asyncio.wait_for(context.close(), 10)
     except (TimeoutError, PlaywrightError):
         pass
+
+
+def _entry_size(root: Path, entry: str) -> int:
+    from ..._files import lookup
+
+    found = lookup(root, entry)
+    return found.st_size if found is not None else 0
