@@ -105,6 +105,10 @@ def print_checks(console: Console, report, evidence_dir: Path) -> None:
     console.print(table)
     console.print(f"verdict: [{_STYLE.get(report.verdict, 'white')}]{report.verdict}[/]  score: {report.score:.2f}  "
                   f"({report.duration_s:.1f}s)  evidence: {evidence_dir}", highlight=False)
+    if getattr(report, "rests_on_errors", False):
+        ids = ", ".join(c.id for c in report.checks if c.status == "error")
+        console.print(f"[yellow]no check failed: this verdict rests only on checks the harness could not "
+                      f"decide ({ids}); a harness gap, not a finding about the artefact[/]", highlight=False)
     if getattr(report, "checklist", None) is not None:
         print_checklist(console, report.checklist)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +23,10 @@ app.add_typer(sandbox_app, name="sandbox")
 # Piped output (CI logs, files) gets a wide table instead of rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+
+
+_HOST_BROWSER_HELP = ("Run Chromium on this host instead of the checker container (the artefact's code is then "
+                      "NOT contained; for trusted artefacts only). Same as AGENTBENCH_HOST_BROWSER=1.")
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
@@ -52,8 +57,14 @@ def run_cmd(
     review: str | None = typer.Option(None, "--review", help="Reviewer model: review every artefact after the run."),
     agent: str | None = typer.Option(
         None, "--agent", "-a", help="builtin, opencode, aider or crush (default: each model's `agent`, else builtin)."),
+    host_browser: bool = typer.Option(False, "--host-browser", help=_HOST_BROWSER_HELP),
+    engine: str | None = typer.Option(None, "--engine", help="Docker engine(s), comma-separated: names from "
+                                      "settings.toml or addresses (unix://, ssh://user@host, tcp://host:2376). "
+                                      "Default: settings.toml, else DOCKER_HOST."),
 ) -> None:
     """Run models on tasks in fresh sandboxes, check the artefacts, store everything."""
+    if host_browser:
+        os.environ["AGENTBENCH_HOST_BROWSER"] = "1"
     from ._summary import print_summary, progress_reporter
     from .config import ModelConfig, load_models, resolve_api_key, resolve_model
     from .runner import RunOptions, run
@@ -84,10 +95,15 @@ def run_cmd(
         from .store import new_run_id
 
         reviewer = _reviewer(review, [m.name for m in models]) if review else None
+        from ._settings import load_settings
+        from .sandbox._engine_config import select_engines
+
+        engines = select_engines(engine, load_settings().engines)
         run_id = resume or new_run_id()
         options = RunOptions(out_dir=out_dir, repeats=repeats, concurrency=concurrency, max_tokens=max_tokens,
                              resume=resume, retry_infra=retry == "infra", checks=checks,
-                             preflight=preflight, run_id=None if resume else run_id, agent=agent)
+                             preflight=preflight, run_id=None if resume else run_id, engines=engines,
+                             notice=lambda msg: err.print(msg, highlight=False, markup=False), agent=agent)
         totals = None if resume else {m.name: len(tasks) * repeats for m in models}
         with progress_reporter(err, totals, disabled=json_out) as progress:
             summary = asyncio.run(run(models, tasks, options, progress=progress))
@@ -102,47 +118,79 @@ def run_cmd(
                                "results": [r.model_dump(mode="json") for r in summary.results]}, indent=2))
     else:
         print_summary(out, summary)
+    if summary.results and all(r.outcome == "infra-error" for r in summary.results):
+        err.print(f"[red]Nothing was measured:[/] all {len(summary.results)} cell(s) ended in infra-error; fix the "
+                  f"cause above, then `agentbench run --resume {summary.run_id} --retry infra`.", highlight=False)
+        raise typer.Exit(1)
     if reviewer is not None:
         _review_after_run(summary.run_dir, reviewer, quiet=json_out)
 
 
 @app.command("check")
 def check_cmd(
-    path: Path = typer.Argument(..., help="Artefact folder (with index.html) or the HTML file."),
-    task: str = typer.Option(..., "--task", "-t", help="Task id the artefact was built for."),
-    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    evidence: Path | None = typer.Option(None, "--evidence", help="Folder for evidence files (default: a temp folder)."),
+    paths: list[Path] = typer.Argument(..., help="Artefact folder(s) (with index.html) or HTML file(s)."),
+    task: str = typer.Option(..., "--task", "-t", help="Task id the artefacts were built for."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object (a list of them for several paths)."),
+    evidence: Path | None = typer.Option(None, "--evidence", help="Folder for evidence files (default: not kept)."),
+    host_browser: bool = typer.Option(False, "--host-browser", help=_HOST_BROWSER_HELP),
 ) -> None:
-    """Score an existing artefact without any agent. Exit 0 pass, 1 fail, 2 could not check."""
-    import shutil
-    import tempfile
+    """Score existing artefacts without any agent. Exit 0 all pass, 1 a fail, 2 could not check.
 
+    The browser checks of every path run in one warm checker container.
+    """
+    import contextlib
+
+    from rich.markup import escape
+
+    from ._files import staged_artefact
     from ._summary import print_checks
+    from .checks._checker import close_shared_checker, shared_checker
     from .checks._run import run_checks
     from .tasks import load_task
 
+    if host_browser:
+        os.environ["AGENTBENCH_HOST_BROWSER"] = "1"
+
+    async def check_all(t, stack: contextlib.ExitStack) -> list:
+        if not host_browser:  # the container starts while the first artefact is copied and parsed
+            warm = asyncio.ensure_future(shared_checker().start())
+        reports = []
+        for i, path in enumerate(paths):
+            # Only the artefact's plain files are checked, from a private copy removed on every way out.
+            work, copied = stack.enter_context(staged_artefact(path, t.entry))
+            for rel, why in copied.skipped:
+                err.print(f"[yellow]left out[/] {escape(str(path))}/{escape(rel)}: {escape(why)}", highlight=False)
+            attempt = (evidence if len(paths) == 1 else evidence / f"{i + 1}-{path.name}") if evidence else work
+            reports.append((path, attempt, await run_checks(t, work / "artefact", attempt)))
+        if not host_browser:
+            await asyncio.gather(warm, return_exceptions=True)
+        return reports
+
     try:
         t = load_task(task)
-        if not path.exists():
-            raise AgentbenchError(f"{path}: no such file or folder.")
-        work = Path(tempfile.mkdtemp(prefix="agentbench-check-"))
-        if path.is_file():
-            (work / "artefact").mkdir()
-            shutil.copy(path, work / "artefact" / t.entry)
-        else:
-            shutil.copytree(path, work / "artefact")
-        attempt = evidence or work
-        report = asyncio.run(run_checks(t, work / "artefact", attempt))
-    except AgentbenchError as exc:
+        for path in paths:
+            if not path.exists():
+                raise AgentbenchError(f"{path}: no such file or folder.")
+        with contextlib.ExitStack() as stack:
+            try:
+                reports = asyncio.run(check_all(t, stack))
+            finally:
+                close_shared_checker()
+    except (AgentbenchError, FileNotFoundError) as exc:
         _fail(exc)
     if json_out:
-        typer.echo(json.dumps(report.to_json(), indent=2))
+        docs = [{**report.to_json(), **({"path": str(path)} if len(paths) > 1 else {})} for path, _, report in reports]
+        typer.echo(json.dumps(docs[0] if len(paths) == 1 else docs, indent=2))
     else:
-        print_checks(out, report, attempt / "evidence")
-    if report.verdict == "pass":
+        for path, attempt, report in reports:
+            if len(paths) > 1:
+                out.print(f"[bold]{path}[/]", highlight=False)
+            print_checks(out, report, attempt / "evidence" if evidence else "not kept (--evidence DIR keeps it)")
+    checks = [c for _, _, report in reports for c in report.checks]
+    if all(report.verdict == "pass" for _, _, report in reports):
         raise typer.Exit(0)
     # Any real failure is a verdict (1); only harness errors and nothing failed: could not check (2).
-    raise typer.Exit(1 if any(c.status == "fail" for c in report.checks) else 2)
+    raise typer.Exit(1 if any(c.status == "fail" for c in checks) else 2)
 
 
 @models_app.callback()
@@ -198,25 +246,29 @@ def models_check(name: str = typer.Argument(..., help="Model name from models.to
 
 @sandbox_app.command("build")
 def sandbox_build(
-    agent: list[str] = typer.Option(None, "--agent", help="Also build this external agent's image (repeatable)."),
+    agent: list[str] = typer.Option(None, "--agent", help="Build this external agent's image instead (repeatable)."),
 ) -> None:
-    """Build the sandbox image (bootstrapping a Debian base when no registry can be reached).
+    """Build the sandbox and checker images (bootstrapping Debian bases when no registry can be reached).
 
-    With ``--agent opencode`` (aider, crush) the agent's image is built on it instead (the sandbox
-    image only when missing), once per pinned version and base: an existing one is reused.
+    With ``--agent opencode`` (aider, crush) the agent's image is built instead, on the sandbox
+    image (built first only when missing), once per pinned version and base: an existing one is reused.
     """
     from .sandbox import IMAGE_TAG, build_image, connect_docker, image_exists
+    from .sandbox._checker_image import build_checker_image
 
     try:
-        if not agent or not image_exists(connect_docker(), IMAGE_TAG):
+        if not agent:
             tag = build_image(log=lambda msg: err.print(msg, highlight=False))
-            out.print(f"built {tag}")
-        if agent:
-            from .agents import ensure_agent_image, get_agent
+            checker = build_checker_image(log=lambda msg: err.print(msg, highlight=False))
+            out.print(f"built {tag} and {checker}")
+            return
+        if not image_exists(connect_docker(), IMAGE_TAG):
+            out.print(f"built {build_image(log=lambda msg: err.print(msg, highlight=False))}")
+        from .agents import ensure_agent_image, get_agent
 
-            for name in agent:
-                built = ensure_agent_image(get_agent(name).image(), log=lambda m: err.print(m, highlight=False))
-                out.print(f"ready {built}")
+        for name in agent:
+            built = ensure_agent_image(get_agent(name).image(), log=lambda m: err.print(m, highlight=False))
+            out.print(f"ready {built}")
     except AgentbenchError as exc:
         _fail(exc)
 

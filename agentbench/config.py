@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ConfigError
+from .names import name_field
 
 __all__ = [
     "DEMO_MODELS",
@@ -45,7 +46,7 @@ class ModelConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", protected_namespaces=())
 
-    name: str
+    name: name_field("model name")  # becomes <run>/<task>/<model>/: one rule, agentbench/names.py
     base_url: str
     model: str
     api_key_env: str | None = None

@@ -15,7 +15,9 @@ boundary each, with ``raise ... from exc``::
     │   ├── DockerUnavailable  no Docker engine reachable (says how to start one)
     │   ├── ImageMissing       the sandbox image is not built (says how to build it)
     │   └── PathEscape         a path left the workspace (shown to the agent as a tool error)
-    └── CheckError             the harness could not check an artefact (not a verdict)
+    ├── CheckError             the harness could not check an artefact (not a verdict)
+    ├── ArtefactError          an artefact folder or file is over its size caps
+    └── NameInvalid            a user-given name that becomes a path breaks the name rule
 
 Every error carries a message a person can act on: which file, which field, what to do.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 __all__ = [
     "AgentbenchError",
+    "ArtefactError",
     "CheckError",
     "ConfigError",
     "DockerUnavailable",
@@ -32,6 +35,7 @@ __all__ = [
     "ModelHTTPError",
     "ModelProtocolError",
     "ModelTimeout",
+    "NameInvalid",
     "PathEscape",
     "SandboxError",
     "StoreError",
@@ -95,3 +99,11 @@ class PathEscape(SandboxError):
 
 class CheckError(AgentbenchError):
     """The harness itself could not check an artefact."""
+
+
+class ArtefactError(AgentbenchError):
+    """An artefact file or folder is over its caps (per file, in all, file count, depth)."""
+
+
+class NameInvalid(AgentbenchError):
+    """A name given by a user (model, task, run, reviewer, agent) cannot safely become a path."""

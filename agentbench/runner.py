@@ -52,6 +52,8 @@ class RunOptions:
     run_id: str | None = None
     checks: bool = True  # False: store artefacts unchecked (benchmarks; `agentbench check` later)
     preflight: bool = True  # check each real endpoint before its cells spend anything
+    engines: list[Any] | None = None  # EngineConfig list (None: settings.toml, else DOCKER_HOST's engine)
+    notice: Callable[[str], None] | None = None  # one-line progress notes (engine images, lost engines)
     agent: str | None = None  # builtin / opencode / aider / crush; None: each model's `agent`
 
 
@@ -92,6 +94,7 @@ async def run_cell(
     base_url: str | None = None,
     max_tokens: int | None = None,
     checks: bool = True,
+    engine: Any | None = None,
 ) -> AttemptResult:
     """One attempt: sandbox -> agent -> collect -> checks -> result.json (written last, atomically)."""
     from .agents import AgentLimits, Transcript
@@ -104,12 +107,14 @@ async def run_cell(
     )
     result = AttemptResult(
         run_id=run_id, task=task.id, model=model.name, repeat=cell.repeat, outcome="infra-error",
-        limits=_recorded_limits(task, model, max_tokens), agent=AgentSummary(agent=cell.agent),
+        limits=_recorded_limits(task, model, max_tokens), engine=engine.name if engine is not None else None,
+        agent=AgentSummary(agent=cell.agent),
     )
     started = time.monotonic()
     model_s = checks_s = 0.0
     outcome = None
     sandbox = None
+    copy_error: Exception | None = None
     try:
         api_key = resolve_api_key(model)
         labels = {"agentbench.run": run_id, "agentbench.cell": cell.key}
@@ -123,12 +128,16 @@ async def run_cell(
                     transcript=transcript, max_tokens_per_request=max_tokens,
                 )
             finally:
-                with contextlib.suppress(Exception):
+                try:
                     await sandbox.copy_out(adir / "artefact")
+                except Exception as exc:  # noqa: BLE001 - the agent's own error, if any, is the one to report
+                    copy_error = exc
                 # The agent's container is done with: checks get fresh ones, so nothing the agent
                 # left behind (a wrapper on PATH, a background process) can sway a verdict.
                 _close_later(sandbox)
                 sandbox = None
+        if isinstance(copy_error, SandboxError):  # an artefact left in the sandbox is not "no artefact"
+            raise copy_error
         result.artefact_path = "artefact"
         result.agent = AgentSummary(
             agent=cell.agent, status=outcome.status, stop_reason=outcome.stop_reason,
@@ -143,9 +152,10 @@ async def run_cell(
         if not entry_exists and result.outcome == "scored":
             result.outcome = "no-artefact"  # the agent said it finished, but the entry file is not there
         if entry_exists and checks:  # budget-hit attempts with an artefact are still checked, and flagged
-            t0 = time.monotonic()
-            report = await run_checks(task, adir / "artefact", adir)
-            checks_s = time.monotonic() - t0
+            async with engine.check_slot() if engine is not None else contextlib.nullcontext():
+                t0 = time.monotonic()
+                report = await run_checks(task, adir / "artefact", adir)
+                checks_s = time.monotonic() - t0
             result.checks, result.verdict, result.score = report.checks, report.verdict, report.score
             result.checklist, result.checklist_summary = report.checklist_json()
     except ModelError as exc:
@@ -249,6 +259,27 @@ def _check_agents(names: set[str]) -> None:
         get_agent(name)
 
 
+def _check_images(options: RunOptions) -> list[Any]:
+    """The checker's runtime image, on every engine whose cells are checked in a container there."""
+    from .checks._checker import host_browser_opted_in
+
+    if not options.checks or host_browser_opted_in():
+        return []
+    from .sandbox._checker_image import CHECKER_RUNTIME_TAG, build_checker_image
+    from .sandbox._engines import EngineImage
+
+    return [EngineImage(CHECKER_RUNTIME_TAG, lambda client, notice: build_checker_image(client, log=notice))]
+
+
+def _engine_configs(options: RunOptions) -> list[Any]:
+    if options.engines:
+        return list(options.engines)
+    from ._settings import load_settings
+    from .sandbox._engine_config import select_engines
+
+    return select_engines(None, load_settings().engines)
+
+
 def _fresh_attempt_dir(run_dir: Path, cell: CellRef) -> Path:
     """The attempt folder, emptied: a half-done attempt from a crash starts afresh."""
     adir = attempt_dir(run_dir, cell)
@@ -280,12 +311,11 @@ async def run(
     progress: ProgressFn | None = None,
 ) -> RunSummary:
     """Run the matrix; returns when every cell has a stored result."""
+    from ._scheduler import NoEngineLeft, open_pool
     from .models import DemoServer
 
-    # No engine or no image stops the run before anything is written, with the command that fixes it.
-    from .sandbox import ensure_image
-
-    await asyncio.to_thread(ensure_image)
+    # An engine that does not answer stops the run before anything is written, naming it.
+    pool = await open_pool(_engine_configs(options), options.notice, _check_images(options))
     if options.checks:  # a malformed checklist is a usage error now, before any token is spent
         from .checks._checklist import load_checklist
 
@@ -296,10 +326,7 @@ async def run(
         manifest = load_manifest(run_dir)
         run_id = manifest.run_id
         # A run killed hard (kill -9) leaves its containers behind: remove this run's, and only its.
-        with contextlib.suppress(AgentbenchError):
-            from .sandbox import sweep_containers
-
-            await asyncio.to_thread(sweep_containers, labels={"agentbench.run": run_id})
+        await pool.sweep({"agentbench.run": run_id})
     else:
         run_id = options.run_id or new_run_id()
         run_dir = options.out_dir / run_id
@@ -340,13 +367,23 @@ async def run(
     per_model = {m.name: asyncio.Semaphore(m.max_concurrency) for m in models}
 
     async def one(cell: CellRef, base_urls: dict[str, str]) -> None:
+        from .sandbox._engines import bind_engine
+
         async with gate, per_model[cell.model]:
-            if progress:
-                progress("start", cell, None)
-            res = await run_cell(
-                cell, by_model[cell.model], by_task[cell.task], run_id, run_dir,
-                base_url=base_urls.get(cell.model), max_tokens=options.max_tokens, checks=options.checks,
-            )
+            try:
+                async with pool.place() as engine:
+                    if progress:
+                        progress("start", cell, None)
+                    with bind_engine(engine):  # the cell's sandboxes (the checks' too) go to its engine
+                        res = await run_cell(
+                            cell, by_model[cell.model], by_task[cell.task], run_id, run_dir,
+                            base_url=base_urls.get(cell.model), max_tokens=options.max_tokens,
+                            checks=options.checks, engine=engine,
+                        )
+                    res = await pool.settle(engine, res, attempt_dir(run_dir, cell) / "result.json")
+            except NoEngineLeft as exc:
+                res = _infra_result(run_id, run_dir, cell, by_task[cell.task], by_model[cell.model],
+                                    options.max_tokens, InfraError(kind="engine", message=str(exc)))
             summary.results.append(res)
             if progress:
                 progress("done", cell, res)

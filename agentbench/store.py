@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .checks._model import CheckResult
 from .errors import StoreError
+from .names import is_valid_name, name_field, validate_name
 
 __all__ = [
     "AgentSummary",
@@ -87,10 +88,10 @@ def write_json(path: Path, model: BaseModel | dict[str, Any]) -> None:
 class CellRef(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    task: str
-    model: str
-    repeat: int
-    agent: str = "builtin"
+    task: name_field("task id")  # both become folder names (agentbench/names.py)
+    model: name_field("model name")
+    repeat: int = Field(ge=0)
+    agent: str = "builtin"  # a registered agent name (agents/_registry.py): part of the lane's folder
 
     @property
     def lane(self) -> str:
@@ -174,6 +175,7 @@ class AttemptResult(BaseModel):
     checks_s: float = 0.0
     error: InfraError | None = None
     artefact_path: str | None = None  # relative to the attempt folder
+    engine: str | None = None  # the Docker engine the cell ran on (its name in settings.toml / --engine)
     started_at: str = Field(default_factory=utcnow)
     finished_at: str | None = None
 
@@ -193,7 +195,7 @@ class RunManifest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
-    run_id: str
+    run_id: name_field("run id")
     created_at: str = Field(default_factory=utcnow)
     agentbench_version: str = ""
     command: list[str] = Field(default_factory=list)
@@ -214,6 +216,8 @@ def resolve_run_dir(out_dir: Path, ref: str) -> Path:
     path = Path(ref)
     if (path / "run.json").is_file():
         return path
+    if not is_valid_name(ref):  # not a run folder, so a run id: one that names no other place
+        validate_name("run id", ref, where=f"run '{ref}'")
     if (out_dir / ref / "run.json").is_file():
         return out_dir / ref
     raise StoreError(f"No run '{ref}' in {out_dir} (looked for {out_dir / ref / 'run.json'}).")

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config import project_root
 from .errors import TaskError
+from .names import validate_name
 
 __all__ = ["Task", "TaskLimits", "list_tasks", "load_task", "read_task_toml", "resolve_tasks", "tasks_dir"]
 
@@ -62,6 +63,7 @@ def read_task_toml(path: Path, task_id: str, *, what: str, example: str) -> dict
 
 def load_task(task_id: str, root: Path | None = None) -> Task:
     root = root or tasks_dir()
+    validate_name("task id", task_id, where="--task")
     folder = root / task_id
     toml_path = folder / "task.toml"
     if not toml_path.is_file():

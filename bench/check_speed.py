@@ -12,6 +12,11 @@ runtime-errors) and report:
 Targets: <= 3 s per artefact, >= 10x faster than real time. Usage:
     python bench/check_speed.py [--shared-only] [--tasks flappy,ball] [--json out.json] [NAME_FILTER]
 
+``--container`` measures, in one run, today's host path (own /usr/bin/chromium per artefact, as
+`agentbench check --host-browser` does) against the checker container: one flappy artefact from a
+cold CLI (container start included; target <= 3 s wall), and warm per artefact in one container
+(targets <= 2 s wall and <= 3 CPU-s of all processes: this one plus the container's cgroup).
+
 AGENTBENCH_BROWSER_SESSIONS sets how many browser sessions a check run has open at once.
 """
 
@@ -22,6 +27,7 @@ import asyncio
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -146,12 +152,72 @@ async def measure(items: list[tuple[str, Path, str]], shared_only: bool) -> list
     return rows
 
 
+def _cli_wall(args: list[str], env: dict[str, str]) -> tuple[float, int]:
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "agentbench.cli", *args], cwd=ROOT, capture_output=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **env}, timeout=600, check=False)
+    return time.perf_counter() - t0, proc.returncode
+
+
+async def compare_container(items: list[tuple[str, Path, str]], repeats: int) -> list[dict[str, object]]:
+    """Host path (own /usr/bin/chromium) vs the warm checker container, per artefact, in one run."""
+    from agentbench.checks._checker import CheckerContainer
+
+    flappy = str(DEMO / "careful" / "flappy")
+    cold = {"host (/usr/bin/chromium)": ["check", "--task", "flappy", "--host-browser", flappy],
+            "container": ["check", "--task", "flappy", flappy]}
+    print("cold CLI, one flappy artefact (`agentbench check`), best and median of", repeats)
+    for name, args in cold.items():
+        walls = [_cli_wall(args, {"AGENTBENCH_CHROMIUM": "/usr/bin/chromium"})[0] for _ in range(repeats)]
+        print(f"  {name:26s} best {min(walls):5.2f} s  median {statistics.median(walls):5.2f} s", flush=True)
+    rows = []
+    checker = CheckerContainer()
+    with tempfile.TemporaryDirectory() as tmp:
+        await checker.start()
+        await checker.check("flappy", DEMO / "careful" / "flappy", Path(tmp) / "warmup" / "evidence")
+        for task, folder, entry in items:
+            name = label(task, folder, entry)
+            host_results: list = []
+
+            async def on_host(task: str = task, folder: Path = folder, entry: str = entry,
+                              out: list = host_results) -> None:
+                out.extend(await run_browser_checks_async(
+                    task, folder, Path(tmp) / "host" / "evidence", entry=entry, chromium_path="/usr/bin/chromium"))
+
+            t0 = time.perf_counter()
+            cpu = await TreeCpu().measure(on_host())
+            host_wall = time.perf_counter() - t0
+            results: list = []
+
+            async def in_container(task: str = task, folder: Path = folder, entry: str = entry,
+                                   out: list = results) -> None:
+                out.extend(await checker.check(task, folder, Path(tmp) / "c" / "evidence", entry=entry))
+
+            before = checker.cpu_seconds()
+            t0 = time.perf_counter()
+            here = await TreeCpu().measure(in_container())
+            wall = time.perf_counter() - t0
+            box = checker.cpu_seconds() - before
+            row = {"task": task, "artefact": name, "host_wall_s": round(host_wall, 2), "host_cpu_s": round(cpu, 2),
+                   "warm_wall_s": round(wall, 2), "warm_cpu_s": round(box + here, 2),
+                   "host_verdicts": {r.id: r.status for r in host_results},
+                   "container_verdicts": {r.id: r.status for r in results}}
+            row["same_verdicts"] = row["host_verdicts"] == row["container_verdicts"]
+            rows.append(row)
+            print(f"{name:42s} host {host_wall:5.2f} s {cpu:5.2f} CPU-s   warm container {wall:5.2f} s "
+                  f"{box + here:5.2f} CPU-s" + ("" if row["same_verdicts"] else "   VERDICTS DIFFER"), flush=True)
+        await checker.close()
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("filter", nargs="?", default="")
     ap.add_argument("--shared-only", action="store_true", help="skip the runs with their own Chromium")
     ap.add_argument("--json", type=Path, help="write the rows as JSON here")
     ap.add_argument("--tasks", default="flappy,ball,todo,converter", help="comma-separated task ids")
+    ap.add_argument("--container", action="store_true", help="host path vs checker container (see above)")
+    ap.add_argument("--repeats", type=int, default=3, help="cold CLI runs per path with --container")
     args = ap.parse_args()
     load = os.getloadavg()[0]
     print(f"cores: {os.cpu_count()}, load average at start: {load:.1f}")
@@ -159,6 +225,18 @@ def main() -> None:
     unknown = [t for t in tasks if t not in FIXTURES]
     if unknown:
         ap.error(f"--tasks: unknown task(s) {', '.join(unknown)}; choose from {', '.join(FIXTURES)}")
+    if args.container:
+        rows = asyncio.run(compare_container(artefacts(args.filter, tasks), args.repeats))
+        for key in ("host_wall_s", "host_cpu_s", "warm_wall_s", "warm_cpu_s"):
+            values = [float(r[key]) for r in rows]  # type: ignore[arg-type]
+            print(f"  {key:12s} median {statistics.median(values):5.2f}  max {max(values):5.2f}")
+        differ = [r["artefact"] for r in rows if not r["same_verdicts"]]
+        print(f"  verdicts identical on {len(rows) - len(differ)} of {len(rows)}"
+              + (f"; differ: {differ}" if differ else ""))
+        print(f"load average at end: {os.getloadavg()[0]:.1f}")
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=2))
+        return
     rows = asyncio.run(measure(artefacts(args.filter, tasks), args.shared_only))
     if rows:
         walls = [float(r["wall_shared_s"]) for r in rows]  # type: ignore[arg-type]

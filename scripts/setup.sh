@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent set-up for a fresh Debian 12 machine (run as root, or with sudo available):
-# system packages, a running Docker engine, the Python package, and the sandbox image.
+# system packages, a running Docker engine, the Python package, and the sandbox and checker images.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,8 +28,11 @@ fi
 
 python3 -m pip install -q --disable-pip-version-check -e '.[test]'
 
-if ! docker image inspect agentbench/web:latest >/dev/null 2>&1; then
-    echo "setup: building the sandbox image (first time only: a few minutes)"
+# The sandbox image, and the checker image every browser check runs in (its code layer is rebuilt
+# on demand when the check code changes).
+if ! docker image inspect agentbench/web:latest >/dev/null 2>&1 \
+        || ! docker image inspect agentbench/checker-runtime:latest >/dev/null 2>&1; then
+    echo "setup: building the sandbox and checker images (first time only: a few minutes)"
     python3 -m agentbench sandbox build
 fi
 # The external agents the tests run (opencode, aider), built offline on the sandbox image: once per

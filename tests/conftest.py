@@ -46,3 +46,14 @@ def chromium_path() -> str:
     if not (os.path.exists(path) or shutil.which(path)):
         _missing("Chromium", f"{path} not found; `apt-get install chromium`.")
     return path
+
+
+@pytest.fixture(scope="session")
+def checker_image(docker_client) -> str:
+    """The checker image for this code (the runtime built once when missing; the code layer on demand)."""
+    from agentbench.sandbox._checker_image import CHECKER_RUNTIME_TAG, build_checker_image, ensure_checker_image
+    from agentbench.sandbox._image import image_exists
+
+    if not image_exists(docker_client, CHECKER_RUNTIME_TAG):
+        return build_checker_image(docker_client, log=lambda _msg: None)
+    return ensure_checker_image(docker_client)

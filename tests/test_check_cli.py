@@ -17,7 +17,8 @@ def _check(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=300, env={**os.environ, "AGENTBENCH_ROOT": str(ROOT)})
 
 
-def test_rushed_converter_fails_length_and_weight_json(tmp_path: Path, docker_client, chromium_path) -> None:
+def test_rushed_converter_fails_length_and_weight_json(tmp_path: Path, docker_client, checker_image,
+                                                       chromium_path) -> None:
     proc = _check("--task", "converter", str(DEMO / "rushed" / "converter"), "--json", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     report = json.loads(proc.stdout)
@@ -34,7 +35,8 @@ def test_rushed_converter_fails_length_and_weight_json(tmp_path: Path, docker_cl
     assert "TypeError" in json.dumps(length)
 
 
-def test_careful_todo_file_passes_with_table_output(tmp_path: Path, docker_client, chromium_path) -> None:
+def test_careful_todo_file_passes_with_table_output(tmp_path: Path, docker_client, checker_image,
+                                                    chromium_path) -> None:
     proc = _check("--task", "todo", str(DEMO / "careful" / "todo" / "index.html"), cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "verdict: pass" in proc.stdout

@@ -28,7 +28,7 @@ def _results(run_dir: Path) -> dict[str, dict]:
     }
 
 
-def test_demo_flappy_end_to_end(tmp_path: Path, docker_client, chromium_path) -> None:
+def test_demo_flappy_end_to_end(tmp_path: Path, docker_client, checker_image, chromium_path) -> None:
     proc = _agentbench("run", "--model", "demo", "--task", "flappy", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     (run_dir,) = [p for p in (tmp_path / "artefacts").iterdir() if p.is_dir()]
@@ -53,7 +53,8 @@ def test_demo_flappy_end_to_end(tmp_path: Path, docker_client, chromium_path) ->
     assert (attempt / "artefact/index.html").read_bytes() == src
 
 
-def test_demo_careful_all_tasks_pass_every_check(tmp_path: Path, docker_client, chromium_path) -> None:
+def test_demo_careful_all_tasks_pass_every_check(tmp_path: Path, docker_client, checker_image,
+                                                  chromium_path) -> None:
     proc = _agentbench("run", "--model", "demo-careful", "--task", "all", "--out", str(tmp_path / "runs"),
                        cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr + proc.stdout

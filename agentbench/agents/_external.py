@@ -87,6 +87,19 @@ async def _keep_logs(sandbox: Any, adir: Path) -> None:
         (out / (name.replace("agent.", "").replace(".log", "") + ".txt")).write_text(res.stdout, encoding="utf-8")
 
 
+def _require_local_engine(name: str) -> None:
+    """The gateway's socket is bind-mounted from this host: only an engine on this host can mount it."""
+    from ..sandbox._engines import bound_engine
+
+    engine = bound_engine()
+    address = engine.config.address if engine is not None else None
+    if address is not None and not address.startswith("unix://"):
+        raise SandboxError(
+            f"The {name} agent needs a Docker engine on this machine (its model gateway is a unix socket "
+            f"bind-mounted into the sandbox), but this cell was placed on engine '{engine.config.name}' at "
+            f"{address}. Run external agents with --engine local (or a unix:// engine).")
+
+
 class ExternalSession:
     """An external agent with the builtin agent's ``run`` signature, so the runner treats both alike.
 
@@ -132,6 +145,7 @@ class ExternalSession:
         from ..sandbox import DockerSandbox
 
         agent, model, adir = self.agent, self.model, self.adir
+        _require_local_engine(agent.name)
         started = time.monotonic()
         image = await asyncio.to_thread(ensure_agent_image, agent.image(),
                                         log=lambda m: log.info("agent.image", msg=m))

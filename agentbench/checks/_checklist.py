@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from ..config import project_root
-from ..errors import TaskError
+from ..errors import ArtefactError, TaskError
 from ..tasks import Task, load_task, read_task_toml
 from ._model import CheckResult
 from ._source import Source
@@ -236,7 +236,7 @@ def evaluate_checklist(
     reviewer = reviewer or {}
     try:
         source: Source | None = Source.from_artefact(artefact_dir, entry)
-    except OSError as exc:
+    except (OSError, ArtefactError) as exc:  # no entry, or one too large to read: static items unknown
         log.info("checklist.no_source", artefact=str(artefact_dir), error=str(exc))
         source = None
     results = [_evaluate_item(item, source, by_id, reviewer) for item in checklist.items]

@@ -26,7 +26,7 @@ class CheckResult(BaseModel):
     """The verdict of one check on one artefact.
 
     status: ``pass``/``fail`` are verdicts about the artefact; ``error`` means the harness could
-    not decide (a harness gap, never counted against the model); ``skip`` means not applicable.
+    not decide (a harness gap, shown apart; it keeps the verdict from pass); ``skip`` means not applicable.
     """
 
     model_config = ConfigDict(extra="forbid")

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from pathlib import Path
 
 import structlog
 
+from ..errors import AgentbenchError
 from ..tasks import Task
+from ._checker import CheckerCrashed, host_browser_opted_in, host_chromium, shared_checker
 from ._checklist import ChecklistResult, checklist_path, evaluate_checklist, load_checklist
 from ._model import CheckResult
 
-__all__ = ["CheckReport", "run_checks", "verdict_of"]
+__all__ = ["CheckReport", "browser_checks", "rests_on_errors", "run_checks", "verdict_of"]
 
 log = structlog.get_logger()
 
@@ -32,6 +35,10 @@ class CheckReport:
     def harness_errors(self) -> list[CheckResult]:
         return [c for c in self.checks if c.status == "error"]
 
+    @property
+    def rests_on_errors(self) -> bool:
+        return rests_on_errors(self.checks)
+
     def checklist_json(self) -> tuple[list[dict], dict | None]:
         """(item dicts, summary) as stored in result.json: ``[]`` and None without a checklist."""
         if self.checklist is None:
@@ -44,6 +51,7 @@ class CheckReport:
             "task": self.task,
             "verdict": self.verdict,
             "score": self.score,
+            "rests_on_errors": self.rests_on_errors,
             "checks": [c.model_dump(mode="json") for c in self.checks],
             "checklist": items,
             "checklist_summary": summary,
@@ -51,16 +59,55 @@ class CheckReport:
 
 
 def verdict_of(checks: list[CheckResult]) -> tuple[str, float]:
-    """``pass`` only when every check passes (skips aside); score = passed / decided checks.
+    """``pass`` only when every check passes (skips aside); score = passed / (decided + error) checks.
 
-    A check in ``error`` (the harness could not decide) keeps the verdict from ``pass`` but does
-    not count in the score's denominator: a harness gap is not the model's failure.
+    A check in ``error`` (the harness could not decide) keeps the verdict from ``pass`` and counts
+    as not passed in the score, so a failing verdict never scores 1.0; whether the verdict rests
+    only on errors is told apart by :func:`rests_on_errors`.
     """
-    decided = [c for c in checks if c.status in ("pass", "fail")]
-    passed = sum(1 for c in decided if c.status == "pass")
-    score = passed / len(decided) if decided else 0.0
-    ok = bool(checks) and all(c.status in ("pass", "skip") for c in checks) and bool(decided)
+    counted = [c for c in checks if c.status in ("pass", "fail", "error")]
+    passed = sum(1 for c in counted if c.status == "pass")
+    score = passed / len(counted) if counted else 0.0
+    decided = any(c.status in ("pass", "fail") for c in checks)
+    ok = bool(checks) and all(c.status in ("pass", "skip") for c in checks) and decided
     return ("pass" if ok else "fail"), round(score, 4)
+
+
+def rests_on_errors(checks: list[CheckResult]) -> bool:
+    """True when the verdict is fail only because the harness could not tell (no check failed)."""
+    return any(c.status == "error" for c in checks) and not any(c.status == "fail" for c in checks)
+
+
+async def browser_checks(task_id: str, artefact_dir: Path, evidence_dir: Path, *,
+                         entry: str = "index.html") -> list[CheckResult]:
+    """The browser checks of one artefact: in the process's warm checker container by default.
+
+    A checker that died under this artefact is replaced and the artefact tried once more; a second
+    crash raises CheckerCrashed. With AGENTBENCH_HOST_BROWSER=1 (``--host-browser``) Chromium runs
+    on the host instead, with a warning: the artefact's code is then not contained.
+    """
+    if host_browser_opted_in():
+        from .browser import run_browser_checks_async
+
+        _warn_host_browser()
+        return await run_browser_checks_async(task_id, artefact_dir, evidence_dir, entry=entry,
+                                              chromium_path=host_chromium())
+    checker = shared_checker()
+    try:
+        return await checker.check(task_id, artefact_dir, evidence_dir, entry=entry)
+    except CheckerCrashed as exc:
+        log.warning("check.checker_crashed", task=task_id, error=str(exc))
+        return await checker.check(task_id, artefact_dir, evidence_dir, entry=entry)
+
+
+_warned: list[bool] = []
+
+
+def _warn_host_browser() -> None:
+    if not _warned:
+        _warned.append(True)
+        sys.stderr.write("warning: AGENTBENCH_HOST_BROWSER is set: Chromium runs ON THIS HOST with the "
+                         "artefact's code, outside any container. Use it only for artefacts you trust.\n")
 
 
 def _order(task: Task, checks: list[CheckResult]) -> list[CheckResult]:
@@ -96,13 +143,12 @@ async def run_checks(task: Task, artefact_dir: Path, attempt_dir: Path, *, sandb
 
     async def browser() -> list[CheckResult]:
         try:
-            from .browser import run_browser_checks_async
-
-            return await run_browser_checks_async(task.id, artefact_dir, attempt_dir / "evidence", entry=task.entry)
+            return await browser_checks(task.id, artefact_dir, attempt_dir / "evidence", entry=task.entry)
         except Exception as exc:  # noqa: BLE001 - recorded as harness errors, visible as such
             log.warning("check.browser.error", error=repr(exc))
-            return [CheckResult(id=cid, status="error", detail=f"browser harness failed: {exc!r}")
-                    for cid in task.checks if cid != "syntax"]
+            failed = "fail" if isinstance(exc, CheckerCrashed) and exc.out_of_memory else "error"
+            detail = str(exc) if isinstance(exc, AgentbenchError) else f"browser harness failed: {exc!r}"
+            return [CheckResult(id=cid, status=failed, detail=detail) for cid in task.checks if cid != "syntax"]
 
     if not entry.is_file():
         results = await syntax()

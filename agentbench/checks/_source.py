@@ -12,12 +12,18 @@ what a view leaves out replaced by spaces (newlines kept):
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Hit", "Source", "SourceFile", "blank_js"]
+from .._files import read_bytes
+from ..errors import ArtefactError
+
+__all__ = ["MAX_SOURCE_BYTES", "Hit", "Source", "SourceFile", "blank_js"]
+
+MAX_SOURCE_BYTES = 4 * 1024 * 1024  # per file read for static analysis (see Source.from_artefact)
 
 _SCRIPT_RE = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
 _SRC_RE = re.compile(r"""\bsrc\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
@@ -206,23 +212,27 @@ class Source:
 
     @classmethod
     def from_artefact(cls, artefact_dir: Path, entry: str = "index.html") -> Source:
-        """Read the entry file and its local ``<script src>`` files; FileNotFoundError when no entry."""
+        """Read the entry file and its local ``<script src>`` files; FileNotFoundError when no entry.
+
+        Only plain files inside the folder are read (no link followed), each at most
+        ``MAX_SOURCE_BYTES``: the views cost about 20 bytes a character, so a 46 MB entry once
+        took 2 GB. An entry over the cap raises ArtefactError; a script over it is left out.
+        """
         root = Path(artefact_dir)
-        html_path = root / entry
-        html = html_path.read_text(encoding="utf-8", errors="replace")
+        html = read_bytes(root, entry, max_bytes=MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
         files = [SourceFile.from_html(entry, html)]
+        entry_dir = posixpath.dirname(entry)
         for m in _SCRIPT_RE.finditer(html):
             src = _SRC_RE.search(m.group(1))
             if not src or re.match(r"^[a-z]+:|^//", src.group(1), re.IGNORECASE):
                 continue  # remote scripts are not part of the artefact
-            rel = src.group(1).split("?")[0].split("#")[0].lstrip("/")
-            path = (html_path.parent / rel).resolve()
+            rel = src.group(1).split("?")[0].split("#")[0]
+            rel = posixpath.normpath(rel.lstrip("/") if rel.startswith("/") else posixpath.join(entry_dir, rel))
             try:
-                path.relative_to(root.resolve())
-            except ValueError:
-                continue  # never read outside the artefact
-            if path.is_file():
-                files.append(SourceFile.from_js(rel, path.read_text(encoding="utf-8", errors="replace")))
+                text = read_bytes(root, rel, max_bytes=MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
+            except (OSError, ArtefactError):
+                continue  # never read outside the artefact, through a link, or past the cap
+            files.append(SourceFile.from_js(rel, text))
         return cls(files)
 
     @classmethod

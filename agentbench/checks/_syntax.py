@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import stat
 import tempfile
 import time
 import uuid
@@ -20,7 +21,8 @@ from urllib.parse import unquote, urlsplit
 
 import structlog
 
-from agentbench.errors import AgentbenchError, SandboxError
+from agentbench._files import lookup, read_bytes
+from agentbench.errors import AgentbenchError, ArtefactError, SandboxError
 from agentbench.sandbox import DockerSandbox, Sandbox, SandboxLimits
 
 from ._model import CheckResult, Evidence
@@ -28,6 +30,7 @@ from ._model import CheckResult, Evidence
 __all__ = ["check_syntax"]
 
 CHECK_ID = "syntax"
+MAX_SCRIPT_BYTES = 8 * 1024 * 1024  # per file parsed (the entry, each script and module)
 # HTML's "JavaScript MIME type essence match" list; anything else non-empty is a data block.
 _JS_TYPES = {
     "application/ecmascript", "application/javascript", "application/x-ecmascript",
@@ -122,9 +125,24 @@ def _local(root: Path, base_dir: str, ref: str) -> str | None:
     return joined if target.is_relative_to(root.resolve()) else None
 
 
+_MISSING = "\0missing"
+
+
+def _read(root: Path, rel: str, skipped: list[Evidence], label: str) -> str | None:
+    """A local script's text; _MISSING when it is no plain file; None (and skip evidence) over the cap."""
+    try:
+        return read_bytes(root, rel, max_bytes=MAX_SCRIPT_BYTES).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return _MISSING
+    except ArtefactError:
+        skipped.append(Evidence(label=label, value=f"skipped: over the {MAX_SCRIPT_BYTES >> 20} MiB "
+                                                   "this check reads per file"))
+        return None
+
+
 def _collect(root: Path, entry: str) -> tuple[list[_Script], list[Evidence], list[str]]:
     """Scripts to check, evidence for those skipped, and failures found without node."""
-    html = (root / entry).read_bytes().decode("utf-8", errors="replace")
+    html = read_bytes(root, entry, max_bytes=MAX_SCRIPT_BYTES).decode("utf-8", errors="replace")
     parser = _ScriptParser()
     parser.feed(html)
     parser.close()
@@ -147,10 +165,9 @@ def _collect(root: Path, entry: str) -> tuple[list[_Script], list[Evidence], lis
             rel = _local(root, entry_dir, src)
             if rel is None:
                 skipped.append(Evidence(label=f"{where} script src={src!r}", value="skipped: not a local file"))
-            elif not (root / rel).is_file():
+            elif (text := _read(root, rel, skipped, f"{where} script src={src!r}")) is _MISSING:
                 failures.append(f"{where}: script src {src!r} not found")
-            else:
-                text = (root / rel).read_bytes().decode("utf-8", errors="replace")
+            elif text is not None:
                 scripts.append(_Script(rel, rel, 0, text, module, posixpath.dirname(rel)))
         elif tag.data.strip():
             scripts.append(_Script(f"{where} (inline)", entry, (tag.data_line or tag.line) - 1,
@@ -173,10 +190,12 @@ def _follow_imports(root: Path, scripts: list[_Script], skipped: list[Evidence])
                 if rel is None or rel in seen:
                     continue
                 seen.add(rel)
-                if not (root / rel).is_file():
+                text = _read(root, rel, skipped, f"{script.label} imports {spec!r}")
+                if text is _MISSING:
                     skipped.append(Evidence(label=f"{script.label} imports {spec!r}", value="not found"))
                     continue
-                text = (root / rel).read_bytes().decode("utf-8", errors="replace")
+                if text is None:
+                    continue
                 found = _Script(rel, rel, 0, text, True, posixpath.dirname(rel))
                 scripts.append(found)
                 queue.append(found)
@@ -205,9 +224,16 @@ async def check_syntax(
     root = Path(artefact_dir)
     if root.is_file():
         root, entry = root.parent, root.name
-    if not (root / entry).is_file():
-        return CheckResult(id=CHECK_ID, status="fail", detail=f"{entry} not found",
+    st = lookup(root, entry)
+    if st is None or not stat.S_ISREG(st.st_mode):
+        why = "not found" if not (root / entry).is_symlink() else "is a symlink, not a plain file"
+        return CheckResult(id=CHECK_ID, status="fail", detail=f"{entry} {why}",
                            duration_s=time.monotonic() - started)
+    if st.st_size > MAX_SCRIPT_BYTES:
+        # Parsing it would cost memory and minutes for nothing a person needs: the probes judge it.
+        return CheckResult(id=CHECK_ID, status="skip", duration_s=time.monotonic() - started,
+                           detail=f"{entry} is {st.st_size / 1e6:.1f} MB, over the {MAX_SCRIPT_BYTES >> 20} MiB "
+                                  "the syntax check reads; the behaviour checks judge it")
     scripts, evidence, failures = _collect(root, entry)
     if scripts:
         try:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from ..names import is_valid_name
 from ..store import AttemptResult, CellRef, RunManifest, attempt_dir, load_manifest, load_result
 
 __all__ = ["LoadedAttempt", "LoadedRun", "load_run", "load_runs"]
@@ -87,8 +88,9 @@ def load_run(run_dir: Path) -> LoadedRun:
     cells = {c.key: c for c in manifest.cells}
     for path in sorted(run_dir.glob("*/*/r*/result.json")):
         rep = path.parent.name[1:]
-        if rep.isdigit():
-            cell = CellRef(task=path.parent.parent.parent.name, model=path.parent.parent.name, repeat=int(rep))
+        task, model = path.parent.parent.parent.name, path.parent.parent.name
+        if rep.isdigit() and is_valid_name(task) and is_valid_name(model):
+            cell = CellRef(task=task, model=model, repeat=int(rep))
             cells.setdefault(cell.key, cell)
     attempts = []
     for cell in cells.values():

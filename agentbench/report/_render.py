@@ -21,12 +21,12 @@ import jinja2
 
 from .. import __version__
 from ..store import atomic_write_text
-from ._artefact import REPLAY_INPUT, build_srcdoc, entry_for, read_artefact
+from ._artefact import REPLAY_INPUT, artefact_entry, build_srcdoc, entry_for, read_artefact
 from ._load import LoadedAttempt, LoadedRun, load_runs
 from ._verdicts import HumanVerdict, Ledger, VerdictBook, compute_ledger, load_verdicts
 from ._views import ChecklistView, EvidenceView, ValueView, checklist_view, evidence_view, value_view
 
-__all__ = ["REPLAY_RATES", "default_report_path", "render_report", "write_report"]
+__all__ = ["REPLAY_RATES", "default_report_path", "render_report", "report_csp", "run_relative", "write_report"]
 
 REPLAY_RATES = (60, 120, 144, 240)
 _HERE = Path(__file__).parent
@@ -125,6 +125,7 @@ class ReportView:
     attempt_anchors: dict[str, str]  # uid -> anchor, for ledger links
     rates: tuple[int, ...] = REPLAY_RATES
     api_token: str | None = None
+    csp: str = ""
     cli_run: dict[str, str] = field(default_factory=dict)  # run id -> how to name it on the shell
 
 
@@ -174,20 +175,21 @@ def _attempt_view(att: LoadedAttempt, run: LoadedRun, human: HumanVerdict | None
             notes.append(f"infra error ({r.error.kind}): {r.error.message}")
         if r.agent.budget_hit:
             notes.append(f"budget hit: {r.agent.budget_hit}")
-        artefact_dir = att.dir / (r.artefact_path or "artefact")
+        folder = f"{att.dir.relative_to(att.run_dir).as_posix()}/{r.artefact_path or 'artefact'}"
         entry = entry_for(att.task)
-        html, why = read_artefact(artefact_dir, entry)
+        html, why = read_artefact(att.run_dir, folder, entry)
         if r.outcome in ("no-artefact", "infra-error") and html is None:
             why = f"no artefact: the agent ended without {entry}" if r.outcome == "no-artefact" else \
                 "no artefact: the attempt hit an infrastructure error"
-        if (artefact_dir / entry).is_file():
-            artefact_link = rel_link(artefact_dir / entry)
+        if (entry_rel := artefact_entry(att.run_dir, folder, entry)) is not None:
+            artefact_link = rel_link(att.run_dir / entry_rel)
         if html is not None:
             cfg = {"fps": 60, "seed": 1, "input": [], "start_at": 0, "id": att.uid}
             srcdoc = build_srcdoc(html, cfg, _clock_js())
     tokens = (r.speed.prompt_tokens + r.speed.completion_tokens) if r and r.speed.requests else None
     summary = getattr(r, "checklist_summary", None) if r else None
     transcript = att.dir / "transcript.jsonl"
+    rel_dir = att.dir.relative_to(att.run_dir).as_posix()
     return AttemptView(
         uid=att.uid, anchor=_anchor(att.uid), run_id=att.run_id, task=att.task, model=att.model,
         repeat=att.repeat, outcome=r.outcome if r else ("unreadable" if att.load_error else "pending"),
@@ -201,17 +203,32 @@ def _attempt_view(att: LoadedAttempt, run: LoadedRun, human: HumanVerdict | None
         checklist=checklist_view(getattr(r, "checklist", None), summary if isinstance(summary, dict) else None,
                                  lambda rel: _file_href(att, rel, rel_link)) if r else None,
         reviews=[_review_view(name, data) for name, data in att.reviews.items()],
-        transcript=rel_link(transcript) if transcript.is_file() else None,
+        transcript=rel_link(transcript) if _plain_file(att.run_dir, f"{rel_dir}/transcript.jsonl") else None,
         human=human,
     )
 
 
 def _file_href(att: LoadedAttempt, rel: str, link: Callable[[Path], str]) -> str | None:
     """An href for a file named relative to the attempt folder, if it is one inside the run."""
-    path = (att.dir / rel).resolve()
-    if not path.is_relative_to(att.run_dir.resolve()) or not path.is_file():
-        return None
-    return link(path)
+    path = _plain_file(att.run_dir, f"{att.dir.relative_to(att.run_dir).as_posix()}/{rel}")
+    return None if path is None else link(path)
+
+
+def _plain_file(run_dir: Path, rel: str) -> Path | None:
+    """run_dir/rel when it is a plain file inside the run reached without a link (no escape, no link)."""
+    import posixpath
+    import stat
+
+    from .._files import lookup
+
+    rel = posixpath.normpath(rel)
+    st = lookup(run_dir, rel)
+    return run_dir / rel if st is not None and stat.S_ISREG(st.st_mode) else None
+
+
+def run_relative(run: LoadedRun, path: Path) -> str:
+    """A path built under the run folder, relative to it (never resolved: links are not followed)."""
+    return path.relative_to(run.run_dir).as_posix()
 
 
 def _review_view(name: str, data: dict[str, Any]) -> ReviewView:
@@ -264,6 +281,33 @@ def build_view(runs: list[LoadedRun], link: FileLink, *, api_token: str | None =
     )
 
 
+def report_csp(*, served: bool) -> str:
+    """The report page's Content-Security-Policy (a ``<meta>``; the artefact iframes inherit it).
+
+    The page is one file of inline script, inline style and data: images; artefacts are srcdoc
+    iframes in an opaque origin and inherit this policy, so nothing in them may load or send
+    anything: no fetch, no beacon image, no remote script, font, frame or form target. Served by
+    ``agentbench open``, the page also talks to its own API and links evidence images on it.
+    """
+    own = " 'self'" if served else ""
+    return "; ".join([
+        "default-src 'none'",
+        # eval and wasm reach nothing the rest forbids; artefacts that use them work as in the checks.
+        "script-src 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval'",
+        "style-src 'unsafe-inline'",
+        f"img-src data: blob:{own}",
+        "media-src data: blob:",
+        "font-src data:",
+        "connect-src 'self'" if served else "connect-src 'none'",
+        "worker-src blob:",
+        "frame-src 'none'",
+        "child-src blob:",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ])
+
+
 def render_report(runs: list[LoadedRun], link: FileLink, *, api_token: str | None = None,
                   embed_images: bool = True) -> str:
     """The report's HTML for loaded runs.
@@ -272,6 +316,7 @@ def render_report(runs: list[LoadedRun], link: FileLink, *, api_token: str | Non
     buttons; ``embed_images=False`` links evidence images instead of inlining them (served mode).
     """
     view = build_view(runs, link, api_token=api_token, embed_images=embed_images)
+    view.csp = report_csp(served=api_token is not None)
     return _env.get_template("report.html.j2").render(v=view)
 
 
@@ -287,7 +332,7 @@ def write_report(run_dirs: list[Path], out: Path | None = None) -> Path:
     report_dir = out.resolve().parent
 
     def link(run: LoadedRun, path: Path) -> str:
-        return quote(Path(os.path.relpath(path.resolve(), report_dir)).as_posix())
+        return quote(Path(os.path.relpath(run.run_dir.resolve() / run_relative(run, path), report_dir)).as_posix())
 
     atomic_write_text(out, render_report(runs, link))
     out.chmod(0o644)  # a report is for sharing; the temp file it was renamed from was private

@@ -21,15 +21,22 @@ from urllib.parse import quote, unquote, urlsplit
 
 import structlog
 
-from ..errors import AgentbenchError
+from .._files import open_regular
+from ..errors import AgentbenchError, ArtefactError
 from ._load import LoadedRun, load_runs
-from ._render import render_report
+from ._render import render_report, run_relative
 from ._verdicts import compute_ledger, load_verdicts, record_verdict
 
 __all__ = ["ReportServer", "serve_until_interrupted"]
 
 log = structlog.get_logger()
 MAX_BODY = 64 * 1024
+MAX_FILE = 256 * 1024 * 1024  # a run file served (transcripts can be large; evidence is small)
+FILES_CSP = ("sandbox allow-scripts; default-src 'none'; script-src 'self' 'unsafe-inline' 'unsafe-eval' "
+             "'wasm-unsafe-eval'; "
+             "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' data: blob:; "
+             "font-src 'self' data:; connect-src 'none'; frame-src 'none'; worker-src blob:; object-src 'none'; "
+             "base-uri 'none'; form-action 'none'")
 _TEXT = {".jsonl", ".json", ".log", ".txt", ".md"}
 
 
@@ -90,8 +97,7 @@ class ReportServer:
 
     def page(self) -> str:
         def link(run: LoadedRun, path: Path) -> str:
-            rel = path.resolve().relative_to(run.run_dir.resolve()).as_posix()
-            return f"/files/{quote(run.run_id, safe='')}/{quote(rel)}"
+            return f"/files/{quote(run.run_id, safe='')}/{quote(run_relative(run, path))}"
 
         # Served, the page links evidence images instead of inlining them: it stays light to reload.
         return render_report(self.runs(), link, api_token=self.token, embed_images=False)
@@ -156,14 +162,37 @@ class _Handler(BaseHTTPRequestHandler):
         run_dir = self.app.run_dir(unquote(run_id))
         if run_dir is None or not rel:
             return self._error(HTTPStatus.NOT_FOUND, "no such run or file")
-        base = run_dir.resolve()
-        target = (base / unquote(rel)).resolve()
-        if not target.is_relative_to(base) or not target.is_file() or target.name.startswith("."):
+        rel = unquote(rel)
+        name = rel.rsplit("/", 1)[-1]
+        if name.startswith("."):
             return self._error(HTTPStatus.NOT_FOUND, "no such file in the run")
-        ctype = ("text/plain; charset=utf-8" if target.suffix in _TEXT
-                 else mimetypes.guess_type(target.name)[0] or "application/octet-stream")
-        # An artefact opened straight from here must not run same-origin with the API.
-        self._send(HTTPStatus.OK, target.read_bytes(), ctype, {"Content-Security-Policy": "sandbox allow-scripts"})
+        try:
+            # Plain files inside the run only, reached without following a link; streamed, capped.
+            with open_regular(run_dir, rel, max_bytes=MAX_FILE) as (fh, size):
+                ctype = ("text/plain; charset=utf-8" if Path(name).suffix in _TEXT
+                         else mimetypes.guess_type(name)[0] or "application/octet-stream")
+                self._send_stream(fh, size, ctype)
+        except FileNotFoundError:
+            return self._error(HTTPStatus.NOT_FOUND, "no such file in the run")
+        except ArtefactError as exc:
+            return self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, str(exc))
+
+    def _send_stream(self, fh: Any, size: int, ctype: str) -> None:
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(size))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        # An artefact opened straight from here runs sandboxed, never same-origin with the API,
+        # and reaches nothing: the same rules as in the report page.
+        self.send_header("Content-Security-Policy", FILES_CSP)
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        left = size
+        while left > 0 and (chunk := fh.read(min(left, 1 << 20))):
+            self.wfile.write(chunk)
+            left -= len(chunk)
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path
@@ -178,8 +207,15 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(HTTPStatus.FORBIDDEN, "missing or wrong X-Agentbench-Token")
         if not self.headers.get("Content-Type", "").startswith("application/json"):
             return self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
-        length = int(self.headers.get("Content-Length") or 0)
-        if length <= 0 or length > MAX_BODY:
+        raw_length = (self.headers.get("Content-Length") or "").strip()
+        if not (raw_length.isascii() and raw_length.isdigit()) or len(self.headers.get_all("Content-Length") or []) != 1:
+            self.close_connection = True  # the body's end is unknown: never read this connection on
+            return self._error(HTTPStatus.BAD_REQUEST, "send one Content-Length: a whole number of bytes")
+        length = int(raw_length) if len(raw_length) < 12 else MAX_BODY + 1
+        if length > MAX_BODY:
+            self.close_connection = True
+            return self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body must be 1..{MAX_BODY} bytes")
+        if length == 0:
             return self._error(HTTPStatus.BAD_REQUEST, f"body must be 1..{MAX_BODY} bytes")
         try:
             body = json.loads(self.rfile.read(length))

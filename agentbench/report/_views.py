@@ -89,12 +89,15 @@ Linker = Callable[[Path], str]  # a file inside a run folder -> its href from th
 
 
 def _inside(base: Path, rel: str) -> Path | None:
-    path = (base / rel).resolve()
-    try:
-        path.relative_to(base.resolve())
-    except ValueError:
-        return None
-    return path
+    """base/rel when it is a plain file under base reached without following a link (else None)."""
+    import posixpath
+    import stat
+
+    from .._files import lookup
+
+    rel = posixpath.normpath(rel)
+    st = lookup(base, rel)
+    return base / rel if st is not None and stat.S_ISREG(st.st_mode) else None
 
 
 def evidence_view(ev: Any, attempt_dir: Path, run_dir: Path, link: Linker, *, embed: bool = True) -> EvidenceView:
@@ -105,13 +108,19 @@ def evidence_view(ev: Any, attempt_dir: Path, run_dir: Path, link: Linker, *, em
     if kind == "file":
         rel = getattr(ev, "path", None) or ""
         path = _inside(run_dir, str(attempt_dir.relative_to(run_dir) / rel)) if rel else None
-        if path is None or not path.is_file():
+        if path is None:
             return EvidenceView(label=label, kind="missing", text=rel or "(no path)")
         mime = IMAGE_TYPES.get(path.suffix.lower())
         if mime and not embed:
             return EvidenceView(label=label, kind="image", src=link(path), text=rel)
         if mime and path.stat().st_size <= MAX_IMAGE_BYTES:
-            data = base64.b64encode(path.read_bytes()).decode("ascii")
+            from .._files import read_bytes
+
+            try:
+                raw = read_bytes(run_dir, path.relative_to(run_dir).as_posix(), max_bytes=MAX_IMAGE_BYTES)
+            except Exception:  # noqa: BLE001 - swapped or grown since the lookup: link it instead
+                return EvidenceView(label=label, kind="link", src=link(path), text=rel)
+            data = base64.b64encode(raw).decode("ascii")
             return EvidenceView(label=label, kind="image", src=f"data:{mime};base64,{data}", text=rel)
         return EvidenceView(label=label, kind="link", src=link(path), text=rel)
     value = getattr(ev, "value", None)

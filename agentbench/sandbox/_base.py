@@ -17,6 +17,9 @@ class SandboxLimits:
     cpus: float = 1.0
     pids: int = 256
     exec_timeout_s: float = 60.0
+    # The writable tmpfs disk (see _storage.py): /workspace gets this, /home/agent and /tmp a share.
+    disk_mb: int = 256
+    inodes: int = 20_000
 
 
 @dataclass

@@ -12,7 +12,6 @@ import asyncio
 import io
 import posixpath
 import tarfile
-import tempfile
 import threading
 import time
 import uuid
@@ -22,18 +21,19 @@ from typing import Any
 
 import structlog
 
-from agentbench.errors import DockerUnavailable, ImageMissing, PathEscape, SandboxError
+from agentbench.errors import AgentbenchError, DockerUnavailable, ImageMissing, PathEscape, SandboxError
 
 from ._base import ExecResult, Sandbox, SandboxLimits
 from ._image import IMAGE_TAG, SANDBOX_LABEL, connect_docker, image_exists
+from ._owner import owner_labels, sweep_orphans_once
 from ._paths import (
     UID,
     WORKSPACE,
     is_inside_workspace,
     owned_by_agent,
-    workspace_member_filter,
     workspace_path,
 )
+from ._storage import DISK_FULL_HINT, disk_full, exec_with_stdin, quota_text, storage_options, stream_tar_out
 
 __all__ = ["DockerSandbox"]
 
@@ -135,7 +135,8 @@ class DockerSandbox(Sandbox):
             raise ImageMissing(f"The sandbox image {image} is not built: run `agentbench sandbox build`.")
         from docker.types import Ulimit
 
-        all_labels = {SANDBOX_LABEL: "1", f"{SANDBOX_LABEL}.created": str(int(time.time()))}
+        await asyncio.to_thread(sweep_orphans_once, client)  # containers whose owner process died
+        all_labels = {SANDBOX_LABEL: "1", f"{SANDBOX_LABEL}.created": str(int(time.time())), **owner_labels()}
         all_labels.update({k: str(v) for k, v in (labels or {}).items()})
         started = time.monotonic()
         container = await _call(
@@ -157,6 +158,7 @@ class DockerSandbox(Sandbox):
             pids_limit=limits.pids,
             ulimits=[Ulimit(name="core", soft=0, hard=0)],
             labels=all_labels,
+            **storage_options(limits),  # read-only root; /workspace, home, /tmp: capped tmpfs
             mounts=mounts or [],
         )
         sandbox = cls(client, container, limits)
@@ -175,10 +177,13 @@ class DockerSandbox(Sandbox):
     async def exec(self, command: str, *, timeout_s: float | None = None) -> ExecResult:
         limit = self.limits.exec_timeout_s if timeout_s is None else timeout_s
         raw = await self._exec_raw(["bash", "-c", command], timeout_s=limit, cap=OUTPUT_CAP)
+        stderr = raw.stderr.decode("utf-8", errors="replace")
+        if disk_full(stderr):
+            stderr += "\n" + DISK_FULL_HINT.format(quota=quota_text(self.limits))
         return ExecResult(
             exit_code=raw.exit_code,
             stdout=raw.stdout.decode("utf-8", errors="replace"),
-            stderr=raw.stderr.decode("utf-8", errors="replace"),
+            stderr=stderr,
             timed_out=raw.timed_out,
             duration_s=raw.duration_s,
             truncated=raw.truncated,
@@ -280,6 +285,8 @@ class DockerSandbox(Sandbox):
         if raw.exit_code == 6:
             raise SandboxError(f"No such file in the workspace: {path!r}.")
         if raw.exit_code == 7:
+            if disk_full(raw.stderr.decode(errors="replace")):
+                raise SandboxError(DISK_FULL_HINT.format(quota=quota_text(self.limits)))
             raise SandboxError(f"Cannot create the folder for {path!r} (a file may be in the way).")
         if raw.truncated:
             raise SandboxError(f"{path!r} is over {READ_CAP >> 20} MiB; too large to carry out of the sandbox.")
@@ -300,10 +307,19 @@ class DockerSandbox(Sandbox):
             info.uid = info.gid = UID
             info.uname = info.gname = "agent"
             tar.addfile(info, io.BytesIO(data))
-        ok = await _call(f"Writing {path!r} into the sandbox", self._container.put_archive,
-                         posixpath.dirname(resolved), buffer.getvalue())
-        if not ok:
-            raise SandboxError(f"Docker refused to write {path!r} into the sandbox.")
+        await self._untar(posixpath.dirname(resolved), buffer.getvalue(), f"Writing {path!r} into the sandbox")
+
+    async def _untar(self, folder: str, archive: bytes, what: str) -> None:
+        """Extract a tar inside the container as uid 1000 (the archive API cannot write to tmpfs)."""
+        self._check_open()
+        code, _out, err = await _call(what, exec_with_stdin, self._client.api, self._container.id,
+                                      ["tar", "-x", "--no-same-owner", "--no-overwrite-dir", "-C", folder, "-f", "-"],
+                                      archive, timeout_s=INTERNAL_TIMEOUT_S, env=ENV)
+        text = err.decode(errors="replace").strip()
+        if code != 0 and disk_full(text):
+            raise SandboxError(f"{what} failed: " + DISK_FULL_HINT.format(quota=quota_text(self.limits)))
+        if code != 0:
+            raise SandboxError(f"{what} failed (tar exit {code}): {text[:500]}")
 
     async def read_file(self, path: str) -> bytes:
         return (await self._resolve(path, "read")).stdout
@@ -320,20 +336,22 @@ class DockerSandbox(Sandbox):
         await asyncio.to_thread(self._copy_out_blocking, dest)
 
     def _copy_out_blocking(self, dest: Path) -> None:
+        from agentbench._files import DEFAULT_LIMITS as FILE_LIMITS
+        from agentbench._files import extract_tar
+
         try:
-            chunks, _stat = self._container.get_archive(WORKSPACE)
-            with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024) as spool:
-                size = 0
-                for chunk in chunks:
-                    size += len(chunk)
-                    if size > COPY_CAP:
-                        raise SandboxError(f"The workspace is over {COPY_CAP >> 20} MiB; not copying it out.")
-                    spool.write(chunk)
-                spool.seek(0)
-                with tarfile.open(fileobj=spool, mode="r:") as tar:
-                    tar.extractall(dest, filter=workspace_member_filter)
+            with stream_tar_out(self._client.api, self._container.id, WORKSPACE, cap=COPY_CAP,
+                                timeout_s=INTERNAL_TIMEOUT_S * 4, env=ENV) as spool:
+                with tarfile.open(fileobj=spool, mode="r|") as tar:
+                    # Plain files and folders only: no link, device or FIFO reaches the host; capped.
+                    report = extract_tar(tar, dest, limits=FILE_LIMITS, what="the workspace")
         except _sdk_errors() as exc:
             raise _map_error(exc, "Copying the workspace out") from exc
+        except (tarfile.TarError, AgentbenchError) as exc:
+            structlog.get_logger().warning("sandbox.copy_out_failed", error=str(exc))
+            raise SandboxError(f"Copying the workspace out failed: {exc}") from exc
+        for rel, why in report.skipped:
+            structlog.get_logger().warning("sandbox.copy_out_skipped", member=rel, reason=why)
 
     async def copy_in(self, src: Path) -> None:
         self._check_open()
@@ -344,10 +362,7 @@ class DockerSandbox(Sandbox):
         with tarfile.open(fileobj=buffer, mode="w") as tar:
             for child in sorted(src.iterdir()):
                 tar.add(child, arcname=child.name, filter=owned_by_agent)
-        ok = await _call(f"Copying {src} into the sandbox", self._container.put_archive,
-                         WORKSPACE, buffer.getvalue())
-        if not ok:
-            raise SandboxError(f"Docker refused to copy {src} into the sandbox.")
+        await self._untar(WORKSPACE, buffer.getvalue(), f"Copying {src} into the sandbox")
 
     # ---- lifecycle ------------------------------------------------------------------------
 

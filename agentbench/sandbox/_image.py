@@ -48,12 +48,18 @@ Log = Callable[[str], Any]
 
 
 def connect_docker(client: Any | None = None) -> Any:
-    """Return a live docker SDK client (the one given, or one from the environment).
+    """Return a live docker SDK client (the one given, the bound engine's, or one from the environment).
 
     Raises DockerUnavailable, saying how to start an engine, when none answers.
     """
     import docker
 
+    if client is None:
+        from ._engines import bound_engine
+
+        engine = bound_engine()
+        if engine is not None:  # inside a cell placed on an engine: its sandboxes go there
+            return engine.new_client()
     try:
         client = client or docker.from_env(timeout=120)
         client.ping()
@@ -170,8 +176,11 @@ def _pull(client: Any, image: str, timeout_s: float, log: Log) -> bool:
     return False
 
 
-def apt_mirror(apt_dir: Path = Path("/etc/apt")) -> str:
-    """The host's Debian mirror for the bookworm suite (deb822 or one-line sources), or the default."""
+def apt_mirror(apt_dir: Path = Path("/etc/apt"), suite: str = SUITE) -> str | None:
+    """The host's Debian mirror for ``suite`` (deb822 or one-line sources), or the default.
+
+    For a suite other than bookworm, None when the host's sources do not list it.
+    """
     for path in sorted((apt_dir / "sources.list.d").glob("*.sources")):
         for stanza in re.split(r"\n\s*\n", path.read_text(errors="replace")):
             fields = dict(
@@ -179,20 +188,26 @@ def apt_mirror(apt_dir: Path = Path("/etc/apt")) -> str:
             )
             fields = {k.strip(): v.strip() for k, v in fields.items()}
             uris, suites = fields.get("URIs", "").split(), fields.get("Suites", "").split()
-            if uris and SUITE in suites and "deb" in fields.get("Types", "deb").split():
+            if uris and suite in suites and "deb" in fields.get("Types", "deb").split():
                 return uris[0]
     for path in [apt_dir / "sources.list", *sorted((apt_dir / "sources.list.d").glob("*.list"))]:
         if not path.is_file():
             continue
         for line in path.read_text(errors="replace").splitlines():
-            match = re.match(rf"^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+{SUITE}\s", line.strip() + " ")
+            match = re.match(rf"^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+{re.escape(suite)}\s", line.strip() + " ")
             if match:
                 return match.group(1)
-    return DEFAULT_MIRROR
+    return DEFAULT_MIRROR if suite == SUITE else None
 
 
-def bootstrap_base(client: Any, *, mirror: str = DEFAULT_MIRROR, log: Log = print) -> str:
-    """debootstrap a minimal bookworm with nodejs and import it as BASE_TAG. Needs root."""
+def bootstrap_base(client: Any, *, mirror: str = DEFAULT_MIRROR, log: Log = print, tag: str = BASE_TAG,
+                   include: tuple[str, ...] = ("nodejs",),
+                   prepare: Callable[[Path, Log], None] | None = None) -> str:
+    """debootstrap a minimal bookworm with ``include`` and import it as ``tag``. Needs root.
+
+    ``prepare(rootfs, log)`` runs on the bootstrapped tree before it is packed (the checker
+    base installs packages from the security suite there).
+    """
     if shutil.which("debootstrap") is None:
         raise SandboxError(
             "No registry is reachable and debootstrap is missing: `apt-get install debootstrap`, "
@@ -203,13 +218,15 @@ def bootstrap_base(client: Any, *, mirror: str = DEFAULT_MIRROR, log: Log = prin
     workdir = Path(tempfile.mkdtemp(prefix="agentbench-base-", dir="/var/tmp"))
     root = workdir / "rootfs"
     try:
-        log(f"Bootstrapping Debian {SUITE} with nodejs from {mirror} (a few minutes)...")
+        log(f"Bootstrapping Debian {SUITE} with {', '.join(include)} from {mirror} (a few minutes)...")
         started = time.monotonic()
-        cmd = ["debootstrap", "--variant=minbase", "--include=nodejs", SUITE, str(root), mirror]
+        cmd = ["debootstrap", "--variant=minbase", f"--include={','.join(include)}", SUITE, str(root), mirror]
         proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=1800)
         if proc.returncode != 0:
             tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-15:])
             raise SandboxError(f"debootstrap failed (exit {proc.returncode}) using mirror {mirror}:\n{tail}")
+        if prepare is not None:
+            prepare(root, log)
         bootstrap_s = time.monotonic() - started
         for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
             for item in (root / junk).glob("*"):
@@ -218,7 +235,7 @@ def bootstrap_base(client: Any, *, mirror: str = DEFAULT_MIRROR, log: Log = prin
         started = time.monotonic()
         tarball = workdir / "rootfs.tar"
         subprocess.run(["tar", "--numeric-owner", "-C", str(root), "-cf", str(tarball), "."], check=True)
-        repo, _, ref = BASE_TAG.partition(":")
+        repo, _, ref = tag.partition(":")
         client.api.import_image_from_file(
             str(tarball),
             repository=repo,
@@ -236,9 +253,9 @@ def bootstrap_base(client: Any, *, mirror: str = DEFAULT_MIRROR, log: Log = prin
         raise SandboxError(f"Packing the bootstrapped base failed: {exc}") from exc
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    log(f"Base {BASE_TAG} ready: debootstrap {bootstrap_s:.0f} s, tar + import {import_s:.0f} s.")
-    log_.info("sandbox.base_bootstrapped", tag=BASE_TAG, bootstrap_s=bootstrap_s, import_s=import_s)
-    return BASE_TAG
+    log(f"Base {tag} ready: debootstrap {bootstrap_s:.0f} s, tar + import {import_s:.0f} s.")
+    log_.info("sandbox.base_bootstrapped", tag=tag, bootstrap_s=bootstrap_s, import_s=import_s)
+    return tag
 
 
 def _docker_build(

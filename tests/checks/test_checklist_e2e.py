@@ -50,7 +50,7 @@ def _flappy_probes_delivered() -> bool:
     return "flappy" in INPUT_SCRIPTS
 
 
-async def test_flappy_rushed_and_floored_dt(tmp_path: Path, docker_client, chromium_path: str) -> None:
+async def test_flappy_rushed_and_floored_dt(tmp_path: Path, docker_client, checker_image, chromium_path: str) -> None:
     """The rushed demo: source and probe agree (no delta time, 4x at 240 Hz). The floored-dt
     variant: the source uses delta time, the probe sees 4x, and the result says both."""
     if not _flappy_probes_delivered():

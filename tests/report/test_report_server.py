@@ -77,7 +77,9 @@ def test_server_records_verdicts_and_refuses_strangers(run_dir: Path) -> None:
             assert transcript.status_code == 200 and transcript.headers["content-type"].startswith("text/plain")
             artefact = c.get("/files/run-a/flappy/beta/r1/artefact/index.html")
             assert artefact.status_code == 200
-            assert artefact.headers["content-security-policy"] == "sandbox allow-scripts"  # never same-origin
+            csp = artefact.headers["content-security-policy"]
+            assert csp.startswith("sandbox allow-scripts;")  # never same-origin
+            assert "connect-src 'none'" in csp and "default-src 'none'" in csp  # and it reaches nothing
             assert c.get("/files/run-a/%2e%2e/%2e%2e/etc/passwd").status_code == 404
             assert c.get("/files/run-a/.verdicts.lock").status_code == 404
             assert c.get("/files/nope/run.json").status_code == 404

@@ -76,7 +76,8 @@ async def _load_check(ctx: ProbeContext) -> CheckResult:
         if not session.broken:
             await session.advance(1.0)
         if session.broken:
-            return CheckResult(id="load", status="fail", detail=session.broken, data={"broken": True},
+            status = "error" if session.harness_limited else "fail"
+            return CheckResult(id="load", status=status, detail=session.broken, data={"broken": True},
                                duration_s=time.monotonic() - started)
         shot = await session.screenshot()
         path, rel = ctx.evidence_path("load.png")
@@ -181,7 +182,8 @@ async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_di
         results = [load]
         if load.data.get("broken"):  # hung, crashed or left: nothing else can run (called off below)
             why = f"the page could not be loaded: {load.detail}"
-            results += [CheckResult(id=c, status="fail", detail=why) for c in _all_ids(task_id)[1:-1]]
+            results += [CheckResult(id=c, status="fail" if load.status == "fail" else "error", detail=why)
+                        for c in _all_ids(task_id)[1:-1]]
         else:
             probes, refresh = await rest
             for r in probes:

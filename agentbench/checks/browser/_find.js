@@ -74,6 +74,8 @@ const AB = (() => {
   const hintOf = (el) => norm([labelOf(el), el.id, el.getAttribute("name") || "",
     el.getAttribute("class") || "", el.getAttribute("placeholder") || ""].join(" "));
 
+  // Icon buttons say what they do in their classes or their icon's (fa-trash, bi-check...).
+  const classes = (c) => [c, ...c.querySelectorAll("*")].map((e) => e.getAttribute("class") || "").join(" ");
   const CLICK_SEL = "button, [role=button], [role=tab], [role=radio], [role=checkbox], [role=menuitem], " +
     "[role=option], a, input[type=button], input[type=submit], input[type=image], input[type=radio], " +
     "input[type=checkbox], label, summary, [onclick], [tabindex]";
@@ -142,11 +144,16 @@ const AB = (() => {
     return out;
   }
 
+  // A task's row: the list item holding it, or its widest box holding no other task. A list item
+  // that is only the text (<div class=todo><li>text</li><button>...) is not the row: its box is.
+  const hasControl = (el, h) => [...el.querySelectorAll(CLICK_SEL)].some((c) => c !== h && !c.contains(h));
   function rootOf(h, others, stops) {
     const row = h.closest("li, [role=listitem], tr");
+    const bare = row && !hasControl(row, h) && row.textContent.trim() === h.textContent.trim();
     let el = h;
     for (;;) {
-      if (row && el === row) break;
+      if (row && el === row && !bare) break;
+      if (bare && el !== h && row.contains(el) === false && hasControl(el, h)) break;
       const p = el.parentElement;
       if (!p || p === document.body || p === document.documentElement) break;
       if (others.some((o) => o !== h && p.contains(o))) break;
@@ -182,11 +189,16 @@ const AB = (() => {
         label: label && visible(label) ? path(label) : null };
     }
     const clicks = clickables(root).filter((c) => c !== h && !c.contains(h) && c !== box);
-    // Icon buttons say what they do in their classes or their icon's (fa-trash, bi-check...).
-    const classes = (c) => [c, ...c.querySelectorAll("*")].map((e) => e.getAttribute("class") || "").join(" ");
+    // A "×" or "🗑" in a plain span with a listener and no pointer cursor is still a delete control.
+    for (const el of shortTexts(root)) {
+      if (el !== h && !el.contains(h) && DEL.test(norm(el.textContent)) && !clicks.includes(el)) clicks.push(el);
+    }
     const del = nearest(h, clicks.filter((c) => DEL.test(labelOf(c)) || DEL.test(classes(c))));
     const tog = nearest(h, clicks.filter((c) => !del.includes(c) && c.type !== "checkbox" &&
       (TOG.test(labelOf(c)) || TOG.test(classes(c)))));
+    // Unlabelled buttons in the row (icon fonts that did not load): tried last, judged by effect.
+    const bare = clicks.filter((c) => !del.includes(c) && !tog.includes(c) && c.type !== "checkbox" &&
+      !labelOf(c).replace(/[^\p{L}\p{N}]/gu, "") && !/edit|pencil|save|cancel/i.test(classes(c)));
     const st = css(h);
     let opacity = 1;
     for (const e of chain) opacity *= parseFloat(css(e).opacity) || 0;
@@ -195,13 +207,17 @@ const AB = (() => {
     return {
       root: path(root), holder: path(h), visible: seen(h),
       text: norm(root.innerText || "").slice(0, 200), classDone, strike, checkbox: boxInfo,
-      deletes: del.map(path), toggles: tog.map(path), top: rect.top, left: rect.left,
+      deletes: del.map(path), toggles: tog.map(path), unlabelled: bare.map(path), top: rect.top, left: rect.left,
       // How the task looks and where it sits (some apps move done tasks to their own list).
       sig: [st.color, st.fontStyle, strike, Math.round(opacity * 10) / 10, shown.replace(low(marker), "#"),
+        low(root.innerText || "").replace(low(marker), "#").slice(0, 80),
         root.parentElement ? path(root.parentElement) : ""].join("|"),
     };
   }
 
+  const ADD = new RegExp("^\\s*[+＋➕]\\s*$|\\badd\\b|\\bcreate\\b|\\bsubmit\\b|\\bsave\\b|" +
+    "tambah|hinzuf|ajouter|añadir|agregar|aggiungi|adicionar|toevoegen|dodaj|ekle|добав|添加|追加|추가", "i");
+  const ADD_CLASS = /(^|[\s_-])(add|plus|create)([\s_-]|$)|fa-plus|bi-plus|icon-plus/i;
   const FILTER_RE = {
     all: /^(show )?all( (tasks|items|todos|to dos))?( \d+)?$/,
     active: new RegExp("^(show )?(active|pending|remaining|to ?do|todo|open|incomplete|not done|undone|" +
@@ -217,7 +233,9 @@ const AB = (() => {
   };
   // A filter's name alone: its text, aria-label, title or label, each tried on its own.
   const names = (el) => [el.innerText || el.value || "", el.getAttribute("aria-label") || "",
-    el.getAttribute("title") || "", ...(el.labels ? [...el.labels].map((l) => l.textContent) : [])];
+    el.getAttribute("title") || "", ...(el.labels ? [...el.labels].map((l) => l.textContent) : []),
+    // TodoMVC's filters are links to #/, #/active, #/completed
+    el.tagName === "A" && /^#\/?\w+$/.test(el.getAttribute("href") || "") ? el.getAttribute("href").replace(/^#\/?/, "") : ""];
 
   function todoState(arg) {
     const input = byPath(arg.input);
@@ -264,9 +282,15 @@ const AB = (() => {
     const clicks = clickables(document.body).filter((c) => !inItem(c) && c !== input);
     let add = null;
     if (input) {
-      const adds = clicks.filter((c) => /^\s*[+＋➕]\s*$|\badd\b|\bcreate\b|\bsubmit\b|\bsave\b/i.test(labelOf(c)) &&
-        !DEL.test(labelOf(c)) && !filterKey(...names(c)) && c.type !== "checkbox" && c.type !== "radio");
+      const usable = (c) => !DEL.test(labelOf(c)) && !filterKey(...names(c)) && c.type !== "checkbox" &&
+        c.type !== "radio";
+      const adds = clicks.filter((c) => usable(c) && (ADD.test(labelOf(c)) || ADD_CLASS.test(classes(c))));
       add = nearest(input, adds)[0] || null;
+      // An icon-only button that submits the task field's form is its Add button.
+      if (!add && input.form) {
+        add = [...input.form.querySelectorAll("button, input[type=submit], input[type=image]")].find((b) =>
+          visible(b) && usable(b) && (b.tagName === "INPUT" || !b.type || b.type === "submit")) || null;
+      }
     }
     const filters = {};
     for (const c of clicks) {
@@ -291,7 +315,11 @@ const AB = (() => {
         if (k && !filters[k]) filters[k] = { kind: "select", path: path(s), index: i, text: norm(o.text) };
       });
     }
-    return { input: input && path(input), maxLength: input ? input.maxLength : -1, add: add && path(add),
+    // Fields we cannot see into (shadow roots, frames) are "could not tell", never "absent".
+    const anyField = document.querySelector("input:not([type=checkbox]):not([type=radio]):not([type=button])" +
+      ":not([type=submit]):not([type=hidden]), textarea, [contenteditable], iframe, object, embed") !== null ||
+      [...document.body.getElementsByTagName("*")].some((e) => e.shadowRoot);
+    return { input: input && path(input), anyField, maxLength: input ? input.maxLength : -1, add: add && path(add),
       addText: add && labelOf(add), filters };
   }
 
@@ -360,6 +388,22 @@ const AB = (() => {
     return { text: document.body.innerText || "", values, field: skip ? skip.value : null };
   }
 
+  // Every word a person could read or pick on the page, hidden parts and option lists included:
+  // where none of them names a unit, the page does not offer it (absent, not "not found").
+  function wordsOnPage() {
+    const bits = [document.title, document.body.innerText || "", document.body.textContent || ""];
+    for (const o of document.querySelectorAll("option")) bits.push(o.text, o.value);
+    for (const el of document.querySelectorAll("[aria-label], [title], [placeholder], input[value], [data-unit]")) {
+      bits.push(el.getAttribute("aria-label") || "", el.getAttribute("title") || "",
+        el.getAttribute("placeholder") || "", el.getAttribute("data-unit") || "",
+        el.tagName === "INPUT" && /^(button|submit|radio|checkbox)$/i.test(el.type) ? el.value : "");
+    }
+    return bits.join("\n").slice(0, 200000);
+  }
+
+  // Which of these elements a person can see now (a form hidden after Convert, until Reset).
+  const shownNow = (arg) => arg.paths.map((p) => visible(byPath(p)));
+
   function markupCheck() {
     return {
       xss: typeof window.__xss === "undefined" ? null : String(window.__xss),
@@ -372,5 +416,6 @@ const AB = (() => {
   const animating = () => document.getAnimations().filter((a) => a.playState === "running" &&
     Number.isFinite(a.effect && a.effect.getComputedTiming().endTime)).length;
 
-  return { todoState, todoControls, convControls, snapshot, contextOf, pageText, markupCheck, animating };
+  return { todoState, todoControls, convControls, snapshot, contextOf, pageText, wordsOnPage, shownNow, markupCheck,
+    animating };
 })();

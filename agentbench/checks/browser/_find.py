@@ -35,6 +35,7 @@ _log = structlog.get_logger()
 
 __all__ = [
     "CATEGORIES",
+    "Absent",
     "Number",
     "category_of",
     "click",
@@ -51,6 +52,8 @@ __all__ = [
     "type_into",
     "unit_mentions",
     "unit_of",
+    "unit_pair_of",
+    "units_of",
     "value",
 ]
 
@@ -177,22 +180,22 @@ CATEGORIES = {
 
 # unit id -> (category, names as a word regex, symbols as whole tokens)
 _UNITS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "m": ("length", r"met(?:er|re)s?", ("m",)),
-    "km": ("length", r"kilomet(?:er|re)s?", ("km", "kms")),
-    "cm": ("length", r"centimet(?:er|re)s?", ("cm",)),
-    "mm": ("length", r"millimet(?:er|re)s?", ("mm",)),
+    "m": ("length", r"met(?:er|re)s?|mtrs?", ("m",)),
+    "km": ("length", r"kilo-?met(?:er|re)s?", ("km", "kms")),
+    "cm": ("length", r"cent[ie]-?met(?:er|re)s?", ("cm", "cms")),
+    "mm": ("length", r"mill?i-?met(?:er|re)s?", ("mm",)),
     "mi": ("length", r"(?<!nautical )miles?", ("mi",)),
     "yd": ("length", r"yards?", ("yd", "yds")),
     "ft": ("length", r"foot|feet", ("ft",)),
     "in": ("length", r"inch(?:es)?", ("in",)),
-    "kg": ("weight", r"kilo(?:gram(?:me)?s?)?", ("kg", "kgs")),
+    "kg": ("weight", r"kilo(?:-?gram(?:me)?s?|s)?", ("kg", "kgs")),
     "g": ("weight", r"gram(?:me)?s?", ("g", "gr")),
-    "mg": ("weight", r"milligram(?:me)?s?", ("mg",)),
+    "mg": ("weight", r"mill?i-?gram(?:me)?s?", ("mg",)),
     "lb": ("weight", r"pounds?", ("lb", "lbs")),
     "oz": ("weight", r"ounces?", ("oz",)),
     "t": ("weight", r"tonnes?|metric tons?|(?<!short )(?<!long )(?<!us )tons?", ("t",)),
-    "C": ("temperature", r"celsius|centigrade", ("c", "degc")),
-    "F": ("temperature", r"fahrenheit", ("f", "degf")),
+    "C": ("temperature", r"cel[cs]{1,2}i?us|centigrade", ("c", "degc")),
+    "F": ("temperature", r"fah?rh?enh?e?it", ("f", "degf")),
     "K": ("temperature", r"kelvins?", ("k",)),
 }
 _WORD = {u: re.compile(rf"(?<![^\W\d_])(?:{w})(?![^\W\d_])") for u, (_, w, _) in _UNITS.items()}
@@ -214,6 +217,23 @@ def unit_of(*texts: str, category: str | None = None) -> str | None:
         if len(found) == 1:
             return found.pop()
     return None
+
+
+def unit_pair_of(*texts: str, category: str | None = None) -> tuple[str, str] | None:
+    """The (from, to) pair a label names ("Meters to Feet" -> ("m", "ft")), else None."""
+    for text in texts:
+        named = []
+        for u, _, _ in unit_mentions(text, category=category, loose=True):
+            if u not in named:
+                named.append(u)
+        if len(named) == 2:
+            return named[0], named[1]
+    return None
+
+
+def units_of(category: str) -> list[str]:
+    """Every unit of a category, in the task's order (m, km, cm, ...)."""
+    return [u for u, (cat, _, _) in _UNITS.items() if cat == category]
 
 
 def unit_mentions(text: str, *, category: str | None = None, loose: bool = False) -> list[tuple[str, int, int]]:
@@ -301,6 +321,10 @@ def parse_numbers(text: str) -> list[Number]:
     return out
 
 
+class Absent(CheckError):
+    """What the check looked for is not on the page at all: a finding (``fail``), not a harness gap."""
+
+
 # ---- running one check in its own page -------------------------------------------------------
 
 CheckBody = Callable[["PageSession"], Awaitable[CheckResult]]
@@ -319,7 +343,8 @@ def value(label: str, data: Any) -> Evidence:
 async def run_check(ctx: ProbeContext, check_id: str, body: CheckBody) -> CheckResult:
     """Run one check on a pristine page (no storage left by another) and turn what happened into a result.
 
-    A CheckError from the body (a control not found) is ``error``; exceptions the page threw while
+    An Absent from the body (the feature is not there) is ``fail``; a CheckError (a control we
+    could not find or use) is ``error``; exceptions the page threw while
     being used make the check ``fail`` with them as evidence, whatever the body concluded; a page
     that navigated away or hung under real input is the app's fault (``fail``); anything else is a
     harness gap (``error``). The page's errors are added to ``ctx.page_errors``.
@@ -339,6 +364,8 @@ async def run_check(ctx: ProbeContext, check_id: str, body: CheckBody) -> CheckR
             )
         except PageBroken as exc:
             result = CheckResult(id=check_id, status="fail", detail=f"the page broke while being used: {exc}")
+        except Absent as exc:
+            result = CheckResult(id=check_id, status="fail", detail=str(exc))
         except CheckError as exc:
             result = CheckResult(id=check_id, status="error", detail=str(exc))
         except Exception as exc:  # noqa: BLE001 - a probe must end in a verdict, never raise

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import mimetypes
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import unquote, urlsplit
@@ -36,6 +35,7 @@ from playwright.async_api import Error as PlaywrightError
 from ...errors import CheckError
 from ._frames import Frame
 from ._page import ORIGIN, PageBroken, PageSession
+from ._serve import ServeBudget, is_plain_file, serve_file
 
 __all__ = ["ORIGIN", "BrowserHarness", "Frame", "PageBroken", "PageSession"]
 
@@ -72,6 +72,7 @@ class _Slot:
     viewport: tuple[int, int]
     session: PageSession | None = None
     uses: int = 0
+    budget: ServeBudget = field(default_factory=ServeBudget)  # bytes served to the current session
 _CLOCK_JS = (Path(__file__).with_name("_clock.js")).read_text(encoding="utf-8")
 
 
@@ -116,6 +117,16 @@ class BrowserHarness:
             await self.close()
             raise CheckError(f"could not launch Chromium at {self.chromium_path}: {exc.message}") from exc
 
+    @property
+    def connected(self) -> bool:
+        """True while the launched Chromium is alive (False before start, after close or a crash)."""
+        return self._browser is not None and self._browser.is_connected()
+
+    @property
+    def version(self) -> str:
+        """The running Chromium's version ("" before start)."""
+        return self._browser.version if self._browser is not None else ""
+
     async def close(self) -> None:
         self._pool.clear()  # closing the browser closes every context
         try:
@@ -144,7 +155,7 @@ class BrowserHarness:
         if self._browser is None:
             raise CheckError("BrowserHarness.open called before start() / async with")
         root = Path(artefact_dir).resolve()
-        if not (root / entry).is_file():
+        if not is_plain_file(root, entry):
             raise CheckError(f"artefact entry {root / entry} does not exist")
         try:
             await asyncio.wait_for(self._free.acquire(), 600)
@@ -160,11 +171,11 @@ class BrowserHarness:
                 slot = None
             if slot is None:
                 slot = await self._new_slot(root, seed, viewport)
-            slot.root, slot.session = root, session
+            slot.root, slot.session, slot.budget = root, session, ServeBudget()
             slot.uses += 1
             self.sessions_opened += 1
             session.attach(slot)
-            await session.load(f"{ORIGIN}/{entry}")
+            await session.load(f"{ORIGIN}/{entry}", size=_entry_size(root, entry))
             return session
         except BaseException:
             self._free.release()
@@ -242,15 +253,8 @@ class BrowserHarness:
                     await route.fulfill(status=200, body=b"<!doctype html><title>wipe</title>",
                                         content_type="text/html")
                     return
-                path = unquote(urlsplit(url).path).lstrip("/") or "index.html"
-                target = (root / path).resolve()
-                if target.is_dir():
-                    target = target / "index.html"
-                if target.is_relative_to(root) and target.is_file():
-                    ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-                    await route.fulfill(status=200, body=target.read_bytes(), content_type=ctype)
-                else:
-                    await route.fulfill(status=404, body=b"not found", content_type="text/plain")
+                status, body, ctype = serve_file(root, unquote(urlsplit(url).path), slot.budget)
+                await route.fulfill(status=status, body=body, content_type=ctype)
                 return
             if session is not None:
                 session.record_blocked(url)
@@ -276,3 +280,10 @@ async def _close_quietly(context: BrowserContext) -> None:
         await asyncio.wait_for(context.close(), 10)
     except (TimeoutError, PlaywrightError):
         pass
+
+
+def _entry_size(root: Path, entry: str) -> int:
+    from ..._files import lookup
+
+    found = lookup(root, entry)
+    return found.st_size if found is not None else 0

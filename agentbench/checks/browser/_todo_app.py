@@ -9,12 +9,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
-from ._find import click, dom, hover, mouse_away, press, select_index, settle, type_into
+from ._find import Absent, click, dom, hover, mouse_away, press, select_index, settle, type_into
 
 if TYPE_CHECKING:
     from ._page import PageSession
 
-__all__ = ["TodoApp"]
+__all__ = ["AddBroken", "TodoApp"]
+
+
+class AddBroken(Absent):
+    """No task can be added at all: every feature that needs a task is unusable (a ``fail``)."""
 
 
 class TodoApp:
@@ -33,7 +37,9 @@ class TodoApp:
     async def open(cls, session: PageSession) -> TodoApp:
         controls = await dom(session, "todoControls", {"markers": []})
         if not controls["input"]:
-            raise CheckError("found no text field to type a task into")
+            if not controls.get("anyField"):
+                raise AddBroken("the page has no field to type a task into, so no task can be added")
+            raise CheckError("found no visible text field to type a task into")
         return cls(session, controls)
 
     # ---- reading ----------------------------------------------------------------------------
@@ -98,9 +104,11 @@ class TodoApp:
                 await self.type_task(text)
                 if self.shown(await self.state()).get(text):
                     continue
-            raise CheckError(
-                f"could not add a task: typed '{text}' and pressed Enter / clicked Add, "
-                "but it was not shown (see the add check)"
+            tried = "pressed Enter and clicked the Add button" if self.add_button else (
+                "pressed Enter (no Add button found)")
+            raise AddBroken(
+                f"no task can be added: typed '{text}' and {tried}, but it was not shown (see the add check), "
+                "so this could not be used"
             )
         if len(self.tasks) >= 2 and not self.filters:
             controls = await dom(self.s, "todoControls", {"markers": self.tasks})
@@ -126,10 +134,15 @@ class TodoApp:
         # Delete buttons shown only on hover appear when the mouse is over the task.
         await hover(self.s, info["root"], f"task '{task}'")
         info = self._first(await self.state(), task)
-        if not info["deletes"]:
-            raise CheckError(f"found no delete button on task '{task}' (looked for ×, 🗑, Delete, Remove)")
+        if info["deletes"]:
+            target, what = info["deletes"][0], f"the delete button of '{task}'"
+        elif info["unlabelled"]:  # an icon that did not load: judged by what a click does
+            target, what = info["unlabelled"][-1], f"the unlabelled button of '{task}'"
+        else:
+            raise Absent(f"found no way to delete task '{task}' (looked for ×, 🗑, Delete, Remove, trash icons, "
+                         "titles and aria-labels, and unlabelled buttons in its row)")
         dialogs = len(self.s.dialogs)
-        await click(self.s, info["deletes"][0], f"the delete button of '{task}'")
+        await click(self.s, target, what)
         await settle(self.s, 0.2)
         await mouse_away(self.s)
         await self.s.refresh()
@@ -138,6 +151,9 @@ class TodoApp:
                 "deleting asks for confirmation; the harness answers dialogs with Cancel, "
                 f"so the deletion cannot be judged ({self.s.dialogs[-1]})"
             )
+        if not info["deletes"] and self.shown(await self.state()).get(task):
+            raise CheckError(f"found no labelled delete control on '{task}', and its unlabelled button did not "
+                             "delete it")
 
     def has_filters(self, *keys: str) -> bool:
         return all(k in self.filters for k in keys)

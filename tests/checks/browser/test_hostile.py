@@ -117,3 +117,34 @@ async def test_sync_entry_point_works_inside_a_running_loop(chromium_path: str, 
     results = run_browser_checks("no-such-task", HOSTILE, tmp_path / "ev", entry="blank.html",
                                  chromium_path=chromium_path)
     assert [(r.id, r.status) for r in results] == [("load", "fail"), ("runtime-errors", "pass")]
+
+
+def _big_page(folder: Path, mib: int, script: str) -> Path:
+    """An entry padded with an inlined data blob of ``mib`` MiB (the way pages inline assets)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    blob = ("0123456789" * 6553 + "\n") * (16 * mib)  # ~1 MiB per 16 lines
+    (folder / "index.html").write_text(f"<!DOCTYPE html><body><p id=t>big</p><!--\n{blob}-->\n"
+                                       f"<script>{script}</script></body>")
+    return folder
+
+
+async def test_a_large_entry_is_judged_on_its_behaviour_not_called_a_hang(harness: BrowserHarness,
+                                                                          tmp_path: Path) -> None:
+    # A 24 MiB page: slow to hand to the browser through the route (seconds), fine for a person.
+    # It used to get the 5 s step limit and was called an infinite loop.
+    folder = _big_page(tmp_path / "big", 24, "document.getElementById('t').textContent = 'loaded';")
+    s = await harness.open(folder, "index.html")
+    try:
+        assert s.broken is None, s.broken
+        assert await s.eval("() => document.getElementById('t').textContent") == "loaded"
+    finally:
+        await s.close()
+
+
+async def test_a_small_page_that_hangs_at_load_is_still_a_fail(harness: BrowserHarness, tmp_path: Path) -> None:
+    folder = tmp_path / "loop"
+    folder.mkdir()
+    (folder / "index.html").write_text("<p>x</p><script>while (true) {}</script>")
+    checks = await run_browser_checks_async("ball", folder, tmp_path / "evidence", harness=harness)
+    load = next(c for c in checks if c.id == "load")
+    assert load.status == "fail" and "infinite loop" in load.detail

@@ -91,7 +91,16 @@ async def test_nan_evidence_names_the_input(runs: ProbeRuns) -> None:
     assert any(r["typed"] == "(empty)" and "NaN" in r["nonsense shown"] for r in rows)
 
 
-async def test_a_page_without_units_is_an_error_not_a_fail(runs: ProbeRuns) -> None:
+async def test_a_page_without_units_fails_saying_what_was_looked_for(runs: ProbeRuns) -> None:
+    # Issue 11: a unit the page does not offer is a finding a person sees, not a harness gap.
     results, _ = await runs.run("converter/gap_no_units.html", ["length", "weight", "temperature"])
+    assert {r.status for r in results.values()} == {"fail"}, explain(results)
+    assert "offers no length conversion" in results["length"].detail
+    assert "km" in results["length"].evidence[0].value
+
+
+async def test_units_named_but_no_control_found_is_an_error(runs: ProbeRuns) -> None:
+    # The page names its units but picks them on a canvas: we could not tell, so error, never fail.
+    results, _ = await runs.run("converter/gap_canvas_unit_picker.html", ["length", "weight", "temperature"])
     assert {r.status for r in results.values()} == {"error"}, explain(results)
-    assert "units" in results["length"].detail
+    assert "names length" in results["length"].detail

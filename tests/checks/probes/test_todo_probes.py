@@ -91,10 +91,21 @@ async def test_escaping_evidence_shows_what_ran(runs: ProbeRuns) -> None:
     assert rows[0]["img src=x elements"] >= 1 and rows[0]["bold text shown"] is False
 
 
-async def test_a_page_without_a_task_field_is_an_error_not_a_fail(runs: ProbeRuns) -> None:
+async def test_a_page_without_a_task_field_fails_what_needs_a_task(runs: ProbeRuns) -> None:
+    # Issue 11: nothing to type a task into is a finding a person sees (add is absent), not a gap;
+    # what cannot be tried without a task (escaping, blank input) is skipped, not failed.
     results, _ = await runs.run("todo/gap_no_input.html")
+    statuses = {c: r.status for c, r in results.items()}
+    assert statuses == {"add": "fail", "complete": "fail", "delete": "fail", "filter": "fail",
+                        "persistence": "fail", "escaping": "skip", "empty-input": "skip"}, explain(results)
+    assert "no field to type a task into" in results["add"].detail
+
+
+async def test_a_field_we_cannot_see_into_is_an_error_not_a_fail(runs: ProbeRuns) -> None:
+    # The task field lives in a shadow root the probe does not pierce: we could not tell.
+    results, _ = await runs.run("todo/gap_shadow_input.html", ["add", "complete"])
     assert {r.status for r in results.values()} == {"error"}, explain(results)
-    assert "no text field" in results["add"].detail
+    assert "no visible text field" in results["add"].detail
 
 
 async def test_page_errors_reach_the_context(runs: ProbeRuns, chromium_path: str, tmp_path) -> None:

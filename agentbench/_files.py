@@ -1,0 +1,419 @@
+"""Artefact files are data, never paths out: the one place that reads, copies and extracts them.
+
+An artefact was written by a model, so its folder may hold a symlink to ``/etc/shadow``, a
+hard link, a FIFO that blocks a reader for ever, a device, or a 2 GB file. Everything that
+touches artefact files (``agentbench check``, the report, ``agentbench open``, the sandbox
+copy-out, the browser harness's file route) goes through this module, which
+
+* walks with directory file descriptors and opens every component with ``O_NOFOLLOW``, so no
+  symlink is ever followed (a swapped-in link between check and use fails the open too);
+* accepts only regular files with one link (a hard link shares its inode with a file outside)
+  and folders; devices, FIFOs and sockets are never opened (``lstat`` first, ``O_NONBLOCK``
+  backs it up);
+* caps every file, the whole folder and its file count, checking the size before reading and
+  reading at most cap + 1 bytes, so an over-size file is a clear :class:`ArtefactError`, never
+  a hang or a host out of memory.
+
+The folder given as ``root`` is the caller's choice and is opened normally; nothing below it is
+followed.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import posixpath
+import stat
+import tarfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from .errors import ArtefactError
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "MAX_FILE_BYTES",
+    "CopyReport",
+    "FileLimits",
+    "copy_tree",
+    "extract_tar",
+    "lookup",
+    "open_regular",
+    "read_bytes",
+    "safe_parts",
+    "staged_artefact",
+]
+
+MAX_FILE_BYTES = 64 * 1024 * 1024  # one artefact file (a 46 MB entry with inlined assets exists)
+MAX_TOTAL_BYTES = 256 * 1024 * 1024  # one artefact folder
+MAX_FILES = 10_000
+MAX_DEPTH = 32
+_CHUNK = 1024 * 1024
+_NOFOLLOW = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+@dataclass(frozen=True)
+class FileLimits:
+    """Caps on one artefact: bytes per file, bytes in all, number of files, folder depth."""
+
+    file_bytes: int = MAX_FILE_BYTES
+    total_bytes: int = MAX_TOTAL_BYTES
+    files: int = MAX_FILES
+    depth: int = MAX_DEPTH
+
+
+DEFAULT_LIMITS = FileLimits()
+
+
+@dataclass
+class CopyReport:
+    """What a copy or extraction took and what it left out (``(relative path, why)``)."""
+
+    files: int = 0
+    bytes: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def skipped_text(self) -> str:
+        return "; ".join(f"{rel}: {why}" for rel, why in self.skipped)
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1024 * 1024):g} MiB"
+
+
+def safe_parts(rel: str) -> list[str]:
+    """The components of a relative path; ValueError for an absolute one, ``..``, NUL or empty."""
+    if "\x00" in rel:
+        raise ValueError(f"{rel!r} contains a NUL byte")
+    if rel.startswith("/"):
+        raise ValueError(f"{rel!r} is absolute")
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    if any(p == ".." for p in parts):
+        raise ValueError(f"{rel!r} climbs out with '..'")
+    if not parts:
+        raise ValueError("empty path")
+    return parts
+
+
+def _why_not(st: os.stat_result) -> str | None:
+    """Why a file of this kind is not artefact data (None: a plain file or a folder)."""
+    mode = st.st_mode
+    if stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symlink (never followed)"
+    if stat.S_ISREG(mode):
+        return "a hard link to another file (never read)" if st.st_nlink > 1 else None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (never opened)"
+    if stat.S_ISSOCK(mode):
+        return "a socket (never opened)"
+    return "a device (never opened)"
+
+
+def _open_dir(name: str, dir_fd: int | None) -> int:
+    return os.open(name, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=dir_fd)
+
+
+@contextmanager
+def _walk_to(root: Path, parts: list[str]) -> Iterator[int]:
+    """A descriptor of the folder holding ``parts[-1]``, reached without following any link."""
+    fds = [os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))]
+    try:
+        for part in parts[:-1]:
+            fds.append(_open_dir(part, fds[-1]))
+        yield fds[-1]
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def lookup(root: Path, rel: str) -> os.stat_result | None:
+    """The ``lstat`` of ``root/rel`` when it is a plain file or folder reached without links, else None."""
+    try:
+        parts = safe_parts(rel)
+        with _walk_to(root, parts) as dfd:
+            st = os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    return st if _why_not(st) is None else None
+
+
+@contextmanager
+def open_regular(root: Path, rel: str, *, max_bytes: int = MAX_FILE_BYTES) -> Iterator[tuple[IO[bytes], int]]:
+    """``(binary file, size)`` of the plain file ``root/rel``.
+
+    FileNotFoundError (with the reason) when it is missing, outside root, a link, a FIFO, a
+    device or a socket; ArtefactError when it is over ``max_bytes``.
+    """
+    try:
+        parts = safe_parts(rel)
+    except ValueError as exc:
+        raise FileNotFoundError(f"{rel}: not a path inside the artefact ({exc})") from None
+    with _walk_to_or_missing(root, parts, rel) as dfd:
+        try:
+            st = os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
+        except OSError as exc:
+            raise FileNotFoundError(f"{rel}: {exc.strerror}") from None
+        why = _why_not(st)
+        if why is None and stat.S_ISDIR(st.st_mode):
+            why = "a folder"
+        if why is not None:
+            raise FileNotFoundError(f"{rel} is {why}; artefact files must be plain files")
+        if st.st_size > max_bytes:
+            raise ArtefactError(f"{rel} is {_mib(st.st_size)}, over the {_mib(max_bytes)} cap per artefact file")
+        try:
+            fd = os.open(parts[-1], os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW, dir_fd=dfd)
+        except OSError as exc:  # swapped for a link since the lstat: ELOOP
+            raise FileNotFoundError(f"{rel}: {exc.strerror}") from None
+        fh = os.fdopen(fd, "rb")
+        with fh:
+            again = os.fstat(fd)
+            if (again.st_ino, again.st_dev) != (st.st_ino, st.st_dev) or _why_not(again) is not None:
+                raise FileNotFoundError(f"{rel} changed while it was opened; not read")
+            yield fh, again.st_size
+
+
+@contextmanager
+def _walk_to_or_missing(root: Path, parts: list[str], rel: str) -> Iterator[int]:
+    try:
+        cm = _walk_to(root, parts)
+        dfd = cm.__enter__()
+    except OSError as exc:
+        why = "a folder on the way is a symlink or missing" if exc.errno in (errno.ELOOP, errno.ENOTDIR,
+                                                                               errno.ENOENT) else exc.strerror
+        raise FileNotFoundError(f"{rel}: {why}") from None
+    try:
+        yield dfd
+    finally:
+        cm.__exit__(None, None, None)
+
+
+def read_bytes(root: Path, rel: str, *, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The contents of the plain file ``root/rel`` (see :func:`open_regular` for the errors)."""
+    with open_regular(root, rel, max_bytes=max_bytes) as (fh, _size):
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:  # it grew after the size check
+        raise ArtefactError(f"{rel} is over the {_mib(max_bytes)} cap per artefact file")
+    return data
+
+
+class _Budget:
+    """Counts files and bytes against the limits; raises ArtefactError when the folder is over."""
+
+    def __init__(self, limits: FileLimits, what: str) -> None:
+        self.limits, self.what, self.report = limits, what, CopyReport()
+
+    def file(self) -> None:
+        self.report.files += 1
+        if self.report.files > self.limits.files:
+            raise ArtefactError(f"{self.what} has over {self.limits.files} files; not copying it")
+
+    def add(self, n: int) -> None:
+        self.report.bytes += n
+        if self.report.bytes > self.limits.total_bytes:
+            raise ArtefactError(f"{self.what} is over {_mib(self.limits.total_bytes)} in all; not copying it")
+
+
+def _write_from(src: IO[bytes], name: str, dest_dfd: int, budget: _Budget, rel: str) -> bool:
+    """Copy src into a new file; False (and the file removed) when it is over the per-file cap."""
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=dest_dfd)
+    written = 0
+    with os.fdopen(fd, "wb") as out:
+        while chunk := src.read(_CHUNK):
+            written += len(chunk)
+            if written > budget.limits.file_bytes:
+                break
+            budget.add(len(chunk))
+            out.write(chunk)
+    if written > budget.limits.file_bytes:
+        os.unlink(name, dir_fd=dest_dfd)
+        budget.report.skipped.append((rel, f"over the {_mib(budget.limits.file_bytes)} cap per file"))
+        return False
+    return True
+
+
+def copy_tree(src: Path, dest: Path, *, limits: FileLimits = DEFAULT_LIMITS) -> CopyReport:
+    """Copy the plain files and folders under ``src`` into ``dest`` (created; must not exist).
+
+    Symlinks, hard links, FIFOs, sockets, devices and files over the per-file cap are left out
+    and listed in the report; over the folder's byte or file cap raises ArtefactError.
+    """
+    budget = _Budget(limits, str(src))
+    dest.mkdir(parents=True)
+    src_fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    dest_fd = _open_dir(str(dest), None)
+    try:
+        _copy_dir(src_fd, dest_fd, "", budget, 0)
+    finally:
+        os.close(src_fd)
+        os.close(dest_fd)
+    return budget.report
+
+
+def _copy_dir(src_fd: int, dest_fd: int, prefix: str, budget: _Budget, depth: int) -> None:
+    if depth > budget.limits.depth:
+        raise ArtefactError(f"{budget.what} nests folders over {budget.limits.depth} deep; not copying it")
+    with os.scandir(src_fd) as entries:
+        names = sorted(e.name for e in entries)
+    for name in names:
+        rel = prefix + name
+        st = os.stat(name, dir_fd=src_fd, follow_symlinks=False)
+        why = _why_not(st)
+        if why is not None:
+            budget.report.skipped.append((rel, why))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            child = _open_dir(name, src_fd)
+            try:
+                os.mkdir(name, 0o755, dir_fd=dest_fd)
+                child_dest = _open_dir(name, dest_fd)
+                try:
+                    _copy_dir(child, child_dest, rel + "/", budget, depth + 1)
+                finally:
+                    os.close(child_dest)
+            finally:
+                os.close(child)
+            continue
+        budget.file()
+        if st.st_size > budget.limits.file_bytes:
+            budget.report.skipped.append((rel, f"{_mib(st.st_size)}, over the "
+                                               f"{_mib(budget.limits.file_bytes)} cap per file"))
+            continue
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW, dir_fd=src_fd)
+        with os.fdopen(fd, "rb") as fh:
+            if _why_not(os.fstat(fd)) is not None:  # swapped since the lstat
+                budget.report.skipped.append((rel, "changed while it was copied"))
+                continue
+            _write_from(fh, name, dest_fd, budget, rel)
+
+
+def extract_tar(tar: tarfile.TarFile, dest: Path, *, strip: str = "", limits: FileLimits = DEFAULT_LIMITS,
+                what: str = "the archive") -> CopyReport:
+    """Extract the regular files and folders of a tar (read as a stream) into ``dest``.
+
+    Member names lose the ``strip`` prefix; absolute names, ``..``, symlinks, hard links,
+    devices and FIFOs are left out and listed; over the caps as in :func:`copy_tree`. Nothing
+    is written through a link, even one already in ``dest``.
+    """
+    budget = _Budget(limits, what)
+    dest.mkdir(parents=True, exist_ok=True)
+    root_fd = _open_dir(str(dest), None)
+    try:
+        for member in tar:
+            name = member.name
+            if strip:
+                if name.rstrip("/") == strip.rstrip("/"):
+                    continue
+                if not name.startswith(strip):
+                    budget.report.skipped.append((name, f"outside {strip}"))
+                    continue
+                name = name[len(strip):]
+            name = posixpath.normpath(name) if name else name
+            if name == ".":
+                continue  # the folder itself (`tar -C dir .` names it ./)
+            try:
+                parts = safe_parts(name)
+            except ValueError as exc:
+                budget.report.skipped.append((member.name, str(exc)))
+                continue
+            if len(parts) > limits.depth:
+                raise ArtefactError(f"{what} nests folders over {limits.depth} deep; not copying it")
+            if member.isdir():
+                try:
+                    os.close(_mkdirs(root_fd, parts, keep_root=False))
+                except OSError as exc:
+                    budget.report.skipped.append((name, f"cannot make the folder ({exc.strerror})"))
+                continue
+            if not member.isreg():
+                kind = ("a symlink" if member.issym() else "a hard link" if member.islnk()
+                        else "a FIFO" if member.isfifo() else "a device or special file")
+                budget.report.skipped.append((name, f"{kind} (not copied)"))
+                continue
+            budget.file()
+            if member.size > limits.file_bytes:
+                budget.report.skipped.append((name, f"{_mib(member.size)}, over the "
+                                                    f"{_mib(limits.file_bytes)} cap per file"))
+                continue
+            fh = tar.extractfile(member)
+            assert fh is not None  # a regular member always has data
+            try:
+                parent = _mkdirs(root_fd, parts[:-1])
+            except OSError as exc:  # a link or a file where a folder should be: never written through
+                budget.report.skipped.append((name, f"a folder on its way is not a folder ({exc.strerror})"))
+                continue
+            try:
+                try:
+                    os.unlink(parts[-1], dir_fd=parent)  # a later member of the same name wins
+                except FileNotFoundError:
+                    pass
+                except IsADirectoryError:
+                    budget.report.skipped.append((name, "a folder of that name is in the way"))
+                    continue
+                _write_from(fh, parts[-1], parent, budget, name)
+            finally:
+                if parent != root_fd:
+                    os.close(parent)
+    finally:
+        os.close(root_fd)
+    return budget.report
+
+
+def _mkdirs(root_fd: int, parts: list[str], *, keep_root: bool = True) -> int:
+    """A descriptor of root/parts (folders created as needed, never through a link).
+
+    Returns root_fd itself for no parts when keep_root, else always a new descriptor.
+    """
+    fd = root_fd if keep_root or parts else os.dup(root_fd)
+    for part in parts:
+        try:
+            os.mkdir(part, 0o755, dir_fd=fd)
+        except FileExistsError:
+            pass
+        try:
+            nxt = _open_dir(part, fd)
+        finally:
+            if fd != root_fd:
+                os.close(fd)
+        fd = nxt
+    return fd
+
+
+@contextmanager
+def staged_artefact(path: Path, entry: str, *,
+                    limits: FileLimits = DEFAULT_LIMITS) -> Iterator[tuple[Path, CopyReport]]:
+    """A private temporary copy of an artefact folder (or of one HTML file as ``entry``).
+
+    Yields ``(temporary folder, report)``: the copy is ``folder/artefact``. The folder is
+    removed on every way out (an exception or Ctrl-C included). A path that is itself a symlink
+    to a file is refused: the file named is the artefact, and a link is not data.
+    """
+    import shutil
+    import tempfile
+
+    work = Path(tempfile.mkdtemp(prefix="agentbench-check-"))
+    try:
+        if path.is_dir():
+            report = copy_tree(path, work / "artefact", limits=limits)
+        else:
+            (work / "artefact").mkdir()
+            report = CopyReport()
+            with open_regular(path.parent, path.name, max_bytes=limits.file_bytes) as (fh, size):
+                parts = safe_parts(entry)
+                dest_fd = _open_dir(str(work / "artefact"), None)
+                parent = _mkdirs(dest_fd, parts[:-1])
+                try:
+                    budget = _Budget(limits, str(path))
+                    budget.file()
+                    _write_from(fh, parts[-1], parent, budget, path.name)
+                    report = budget.report
+                finally:
+                    if parent != dest_fd:
+                        os.close(parent)
+                    os.close(dest_fd)
+        yield work, report
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,305 @@
+"""Driving one converter page: its category control, unit controls, value field and results.
+
+Converters come in many shapes; each is found by what a person would use:
+
+- ``controls``: a "from" and a "to" unit control (selects, buttons, tabs or radios), or one unit
+  control beside a table of every unit;
+- ``pairs``: one control of fixed pairs ("Meters to Feet", "°C → °F"), no free choice of units;
+- ``fields``: one linked field per unit (type in metres, read feet).
+
+Categories may be a select, tabs, buttons, radios or links to other pages (each page a category).
+A result may need no action (live), a Convert button, Enter, or the field losing focus; a form
+hidden after Convert comes back with its Reset button.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ...errors import CheckError
+from ._find import (
+    Absent,
+    Number,
+    category_of,
+    click,
+    dom,
+    parse_numbers,
+    press,
+    select_index,
+    settle,
+    type_into,
+    unit_mentions,
+    unit_of,
+    unit_pair_of,
+)
+from ._readings import pick_reading, tree_distance
+
+if TYPE_CHECKING:
+    from ._page import PageSession
+
+__all__ = ["NOTHING_CHANGED", "Absent", "ConverterPage"]
+
+_SETTLE_S = 0.5  # virtual seconds after each input: debounced handlers (<= 500 ms) have run
+SLOW_DEBOUNCE_S = 1.5
+NOTHING_CHANGED = "nothing on the page changed when another value was typed"
+# A Convert button says just that ("Convert", "🔄 Convert units", "="), never "Go to the docs".
+_CONVERT = re.compile(r"^\W*(convert|calculate|compute)(\s+\w+)?\W*$|^\W*(go|=)\W*$", re.IGNORECASE)
+_RESET = re.compile(r"^\W*(reset|clear|back|again|new|start over|convert again|another)(\s+\w+)?\W*$|^\W*[↺⟲↻]\W*$",
+                    re.IGNORECASE)
+_TO_HINT = re.compile(r"(?<![A-Za-z])[Tt]o(?![a-z])|[Tt]arget|[Oo]utput|[Rr]esult|[Ii]nto")  # "To", "toUnit"
+_CATEGORY_WORDS = {
+    "length": re.compile(r"\b(length|distance)s?\b", re.IGNORECASE),
+    "weight": re.compile(r"\b(weight|mass)(es)?\b", re.IGNORECASE),
+    "temperature": re.compile(r"\btemp(erature)?s?\b", re.IGNORECASE),
+}
+
+
+class ConverterPage:
+    """One converter page: its value field, category control, unit controls and how results show."""
+
+    def __init__(self, session: PageSession) -> None:
+        self.s = session
+        self.category: str | None = None
+        self.field: str | None = None
+        self.mode = "controls"  # or "pairs" (fixed pairs) or "fields" (one field per unit)
+        self.unit_fields: dict[str, str] = {}
+        self.from_ctl: dict[str, Any] | None = None
+        self.to_ctl: dict[str, Any] | None = None
+        self.pair_ctl: dict[str, Any] | None = None
+        self.convert_button: str | None = None
+        self.reset_button: str | None = None
+        self.commit: str | None = None  # "live" | "button" | "enter" | "blur" once learnt
+        self.chosen: tuple[str, str] | None = None
+
+    async def controls(self) -> dict[str, Any]:
+        return await dom(self.s, "convControls")
+
+    # ---- finding ----------------------------------------------------------------------------
+    @staticmethod
+    def _groups(ctl: dict[str, Any], name_of, least: int = 2) -> list[dict[str, Any]]:
+        """Selects and groups of buttons/tabs/radios as {kind, path, members: {name: index|path}}."""
+        out = []
+        for sel in ctl["selects"]:
+            members: dict[Any, int] = {}
+            for i, o in enumerate(sel["options"]):
+                name = name_of(o["text"], o["value"])
+                if name and not o["disabled"]:
+                    members.setdefault(name, i)
+            out.append({"kind": "select", "path": sel["path"], "hint": sel["hint"], "members": members})
+        groups: dict[str, dict[str, Any]] = {}
+        for c in ctl["choices"]:
+            name = name_of(c["label"], c["value"])
+            if name:
+                g = groups.setdefault(c["group"], {"kind": "click", "path": c["group"], "hint": "", "members": {}})
+                g["members"].setdefault(name, c["path"])
+        return [g for g in [*out, *groups.values()] if len(g["members"]) >= least]
+
+    def _category_chooser(self, ctl: dict[str, Any], category: str) -> dict[str, Any] | None:
+        cats = self._groups(ctl, category_of) or self._groups(
+            {**ctl, "selects": [], "choices": ctl["texts"]}, category_of
+        )  # tabs of plain elements
+        chooser = next((g for g in cats if category in g["members"]), None)
+        if chooser is None:
+            # Links or buttons each in its own box (a nav bar of <li><a>, one page per category).
+            loose: dict[str, str] = {}
+            for c in ctl["choices"]:
+                name = category_of(c["label"], c["value"])
+                if name and c["kind"] in {"a", "button", "button-role", "tab-role", "input", "li", "div", "span"}:
+                    loose.setdefault(name, c["path"])
+            if category in loose and len(loose) >= 2:
+                chooser = {"kind": "click", "path": "", "hint": "", "members": loose}
+        return chooser
+
+    async def _choose(self, group: dict[str, Any], name: Any, what: str) -> None:
+        target = group["members"][name]
+        if group["kind"] == "select":
+            await select_index(self.s, group["path"], target, what)
+        else:
+            await click(self.s, target, what)
+        await settle(self.s, 0.2)
+
+    async def _absent_or_unfound(self, category: str, what: str) -> CheckError:
+        """Absent when nothing on the page names the category or any of its units; else a gap."""
+        words = await dom(self.s, "wordsOnPage")
+        named = unit_mentions(words, category=category) or _CATEGORY_WORDS[category].search(words)
+        if not named:
+            return Absent(f"the page offers no {category} conversion: {what}, and nothing on it names "
+                          f"{category} or any of its units")
+        return CheckError(f"{what}, although the page names {category} or its units")
+
+    async def setup(self, category: str) -> None:
+        """Choose the category and find the controls; raises Absent when the page has none."""
+        self.category = category
+        ctl = await self.controls()
+        chooser = self._category_chooser(ctl, category)
+        if chooser:
+            await self._choose(chooser, category, f"the category {category}")
+            ctl = await self.controls()
+        editable = [f for f in ctl["fields"] if not f["readonly"]]
+        if not editable:
+            raise await self._absent_or_unfound(category, "found no field to type a value into")
+        per_unit: dict[str, str] = {}
+        for f in editable:
+            u = unit_of(f["hint"], category=category)
+            if u:
+                per_unit.setdefault(u, f["path"])
+
+        def unit_name(*texts: str) -> str | None:
+            return unit_of(*texts, category=category)
+
+        def pair_name(*texts: str) -> tuple[str, str] | None:
+            return unit_pair_of(*texts, category=category)
+
+        cat_paths = {chooser["path"]} if chooser else set()
+        groups = [g for g in self._groups(ctl, unit_name) if g["path"] not in cat_paths]
+        # A select of "Meters to Feet", "Kilograms to Pounds" is a category and a pair control at once.
+        pairs = self._groups(ctl, pair_name, least=1)
+        if len(per_unit) >= 3 or (not groups and len(per_unit) >= 2):  # a field per unit
+            self.mode, self.unit_fields = "fields", per_unit
+            self.field = next(iter(per_unit.values()))
+        elif groups:
+            if len(groups) >= 2 and _TO_HINT.search(groups[0]["hint"]) and not _TO_HINT.search(groups[1]["hint"]):
+                groups[0], groups[1] = groups[1], groups[0]
+            self.mode = "controls"
+            self.from_ctl, self.to_ctl = groups[0], (groups[1] if len(groups) > 1 else None)
+            # The field next to the from-unit control (a page may hold one converter per category).
+            self.field = min(editable, key=lambda f: tree_distance(f["path"], self.from_ctl["path"]))["path"]
+        elif pairs:
+            self.mode, self.pair_ctl = "pairs", pairs[0]
+            self.field = min(editable, key=lambda f: tree_distance(f["path"], self.pair_ctl["path"]))["path"]
+        else:
+            raise await self._absent_or_unfound(
+                category, f"found no control to choose {category} units (looked for selects, buttons, tabs, "
+                "radios, fixed pairs and a field per unit)")
+        self._buttons(ctl)
+
+    def _buttons(self, ctl: dict[str, Any]) -> None:
+        kinds = {"button", "input", "a", "button-role"}
+        convert = [c for c in ctl["choices"] if _CONVERT.search(c["label"]) and c["kind"] in kinds]
+        self.convert_button = convert[0]["path"] if convert else self.convert_button
+
+    # ---- what the page offers -------------------------------------------------------------
+    def offered_units(self) -> set[str]:
+        if self.mode == "fields":
+            return set(self.unit_fields)
+        if self.mode == "pairs":
+            assert self.pair_ctl is not None
+            return {u for pair in self.pair_ctl["members"] for u in pair}
+        assert self.from_ctl is not None
+        return set(self.from_ctl["members"]) | set(self.to_ctl["members"] if self.to_ctl else ())
+
+    def offers(self, frm: str, to: str) -> bool:
+        if self.mode == "fields":
+            return frm in self.unit_fields and to in self.unit_fields
+        if self.mode == "pairs":
+            assert self.pair_ctl is not None
+            return (frm, to) in self.pair_ctl["members"]
+        assert self.from_ctl is not None
+        return frm in self.from_ctl["members"] and (self.to_ctl is None or to in self.to_ctl["members"])
+
+    def offered_pairs(self) -> list[tuple[str, str]]:
+        if self.mode == "pairs":
+            assert self.pair_ctl is not None
+            return list(self.pair_ctl["members"])
+        units = sorted(self.offered_units())
+        return [(a, b) for a in units for b in units if a != b and self.offers(a, b)]
+
+    def describe(self) -> str:
+        if self.mode == "pairs":
+            return "only the fixed pairs " + ", ".join(f"{a} → {b}" for a, b in self.offered_pairs())
+        return "the units " + ", ".join(sorted(self.offered_units()))
+
+    # ---- using ------------------------------------------------------------------------------
+    async def units(self, frm: str, to: str) -> None:
+        if not self.offers(frm, to):
+            raise CheckError(f"the pair {frm} → {to} is not offered (the page offers {self.describe()})")
+        self.chosen = (frm, to)
+        await self._reveal()
+        await self._apply(frm, to)
+
+    async def _apply(self, frm: str, to: str) -> None:
+        if self.mode == "fields":
+            self.field = self.unit_fields[frm]
+            return
+        if self.mode == "pairs":
+            assert self.pair_ctl is not None
+            await self._choose(self.pair_ctl, (frm, to), f"the pair {frm} → {to}")
+            return
+        assert self.from_ctl is not None
+        for ctl, unit in ((self.from_ctl, frm), (self.to_ctl, to)):
+            if ctl is not None:  # None: a table of every unit, nothing to choose
+                await self._choose(ctl, unit, f"the unit {unit}")
+
+    async def _reveal(self) -> bool:
+        """A form hidden after Convert (result shown, Reset offered): Reset brings it back.
+
+        Returns True when Reset was clicked (the units may be back at their defaults).
+        """
+        assert self.field is not None
+        if (await dom(self.s, "shownNow", {"paths": [self.field]}))[0]:
+            return False
+        ctl = await self.controls()
+        kinds = {"button", "input", "a", "button-role"}
+        resets = [c for c in ctl["choices"] if _RESET.search(c["label"]) and c["kind"] in kinds]
+        if not resets:
+            raise CheckError("the value field is hidden after converting and no Reset button was found")
+        await click(self.s, resets[0]["path"], "the Reset button")
+        await settle(self.s, 0.2)
+        self.reset_button = resets[0]["path"]
+        if not (await dom(self.s, "shownNow", {"paths": [self.field]}))[0]:
+            raise CheckError("the value field stayed hidden after clicking Reset")
+        return True
+
+    async def typed(self, text: str, *, clear: bool = True) -> None:
+        assert self.field is not None
+        if await self._reveal() and self.chosen:
+            await self._apply(*self.chosen)
+        await type_into(self.s, self.field, text, "the value field", clear=clear)
+        if self.commit == "button" and self.convert_button:
+            await click(self.s, self.convert_button, "the Convert button")
+        elif self.commit == "enter":
+            await press(self.s, "Enter")
+        elif self.commit == "blur":
+            await press(self.s, "Tab")
+        await settle(self.s, _SETTLE_S)
+
+    async def snapshot(self) -> dict[str, str]:
+        return await dom(self.s, "snapshot", {"exclude": self.field})
+
+    async def reading(self, typed: str, to: str) -> tuple[Number | None, str]:
+        """Type a value and read the result for unit `to`: (number, text it was read from)."""
+        other = "7" if typed != "7" else "8"
+        found: tuple[Number | None, str] = (None, NOTHING_CHANGED)
+        for commit in [self.commit] if self.commit else ["live", "button", "enter", "blur"]:
+            if commit == "button" and not self.convert_button:
+                continue
+            self.commit = commit
+            await self.typed(other)
+            before = await self.snapshot()
+            await self.typed(typed)
+            after = await self.snapshot()
+            if commit == "live" and after == before:
+                await settle(self.s, SLOW_DEBOUNCE_S)  # a person pauses; a slow debounce fires
+                after = await self.snapshot()
+            if after == before:
+                continue
+            found = await self.read(before, after, to, typed)
+            if found[0] is not None:  # typing may change only an echo while Convert shows the result
+                return found
+        self.commit = None
+        return found
+
+    async def read(self, before: dict[str, str], after: dict[str, str], to: str, typed: str
+                   ) -> tuple[Number | None, str]:
+        """The number shown for unit `to` in `after`, among what changed since `before`."""
+        assert self.category is not None
+        if self.mode == "fields":
+            shown = after.get(self.unit_fields[to], "")
+            nums = parse_numbers(shown)
+            return (nums[-1] if nums and shown != before.get(self.unit_fields[to]) else None), shown
+        changed = {p: t for p, t in after.items() if before.get(p) != t}
+        if not changed:
+            return None, NOTHING_CHANGED
+        contexts = await dom(self.s, "contextOf", {"paths": list(changed)[:40]})
+        return pick_reading(changed, contexts, to, self.category, typed)

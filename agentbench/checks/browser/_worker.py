@@ -1,0 +1,171 @@
+"""The check worker that runs inside the checker container: one warm Chromium, many artefacts.
+
+Started by the host with ``docker exec -i <checker> python3 -m agentbench.checks.browser._worker``.
+It speaks newline-delimited JSON: stdin carries requests, stdout only answers (everything else a
+library prints goes to stderr, which the host keeps for error messages).
+
+- first line out: ``{"ready": true, "chromium": "<version>"}`` once Chromium is up, or
+  ``{"ready": false, "error": "..."}``;
+- in: ``{"id": 7, "task": "flappy", "entry": "index.html", "files": [["index.html", "<base64>"], ...]}``;
+  out: ``{"id": 7, "results": [<CheckResult>...], "evidence": [["evidence/x.png", "<base64>"], ...]}``
+  or ``{"id": 7, "error": "..."}``. Requests are taken as they come and played one at a time.
+
+When stdin closes (the host process ended, however it ended) the worker stops the container.
+The artefact is written under /tmp (a size-limited tmpfs) and made read-only before the page
+sees it; the job folder is removed after its answer is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+__all__ = ["main"]
+
+JOBS = Path(os.environ.get("AGENTBENCH_CHECKER_JOBS", "/tmp/agentbench-jobs"))
+MAX_LINE = 256 * 1024 * 1024  # a request carries the artefact: the host caps it well below this
+
+
+def _protocol_out() -> Any:
+    """A private copy of stdout for answers; fd 1 then points at stderr, so stray prints cannot corrupt it."""
+    out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out
+
+
+def _write_artefact(root: Path, files: list[list[str]]) -> None:
+    for name, data in files:
+        rel = PurePosixPath(name)
+        if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+            raise ValueError(f"bad artefact path {name!r}")
+        target = root.joinpath(*rel.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(base64.b64decode(data))
+    # Read-only for the rest of the job: nothing in the check may change what is judged.
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for f in filenames:
+            os.chmod(os.path.join(dirpath, f), 0o444)
+        os.chmod(dirpath, 0o555)
+
+
+def _read_evidence(job: Path) -> list[list[str]]:
+    out = []
+    folder = job / "evidence"
+    if folder.is_dir():
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                out.append([path.relative_to(job).as_posix(), base64.b64encode(path.read_bytes()).decode()])
+    return out
+
+
+class Worker:
+    """Holds the warm harness; relaunches Chromium when it went away between requests."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+        self.harness: Any = None
+        self._lock = asyncio.Lock()
+        self._write = asyncio.Lock()
+        self._one = asyncio.Lock()
+
+    async def harness_up(self) -> Any:
+        from ._harness import BrowserHarness
+
+        async with self._lock:
+            if self.harness is not None and not self.harness.connected:
+                await self.harness.close()
+                self.harness = None
+            if self.harness is None:
+                harness = BrowserHarness(os.environ.get("AGENTBENCH_CHROMIUM"))
+                await harness.start()
+                self.harness = harness
+            return self.harness
+
+    async def send(self, message: dict) -> None:
+        line = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        async with self._write:
+            await asyncio.to_thread(self.out.write, line)
+
+    async def handle(self, request: dict) -> None:
+        from . import run_browser_checks_async
+
+        rid = request.get("id")
+        job = JOBS / f"job-{int(rid)}"
+        try:
+            shutil.rmtree(job, ignore_errors=True)
+            (job / "artefact").mkdir(parents=True)
+            _write_artefact(job / "artefact", request["files"])
+            # One artefact at a time on the shared harness: its page-error, dialog and blocked logs
+            # are harness-wide, so two artefacts played at once would see each other's errors in
+            # `runtime-errors`. Each artefact's own sessions still run side by side.
+            async with self._one:
+                harness = await self.harness_up()
+                results = await run_browser_checks_async(request["task"], job / "artefact", job / "evidence",
+                                                         entry=request.get("entry", "index.html"), harness=harness)
+            await self.send({"id": rid, "results": [r.model_dump(mode="json") for r in results],
+                             "evidence": _read_evidence(job)})
+        except Exception as exc:  # noqa: BLE001 - one artefact's failure is its own answer
+            await self.send({"id": rid, "error": f"{type(exc).__name__}: {exc}"})
+        finally:
+            for dirpath, _dirnames, _ in os.walk(job):
+                os.chmod(dirpath, 0o755)
+            shutil.rmtree(job, ignore_errors=True)
+
+
+async def _serve(out: Any) -> int:
+    worker = Worker(out)
+    try:
+        harness = await worker.harness_up()
+        await worker.send({"ready": True, "chromium": harness.version, "pid": os.getpid()})
+    except Exception as exc:  # noqa: BLE001 - reported to the host, which shows it
+        await worker.send({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
+        return 1
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_LINE)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    tasks: set[asyncio.Task] = set()
+    while True:
+        line = await reader.readline()
+        if not line:
+            break
+        try:
+            request = json.loads(line)
+        except json.JSONDecodeError as exc:
+            await worker.send({"id": None, "error": f"malformed request: {exc}"})
+            continue
+        if request.get("op") == "quit":
+            break
+        task = asyncio.ensure_future(worker.handle(request))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+    if tasks:
+        await asyncio.gather(*tasks, return_exceptions=True)
+    if worker.harness is not None:
+        await worker.harness.close()
+    # The host is gone (its pipe closed): stop the container too, so a host process that died
+    # leaves no running checker behind (init, PID 1, passes the signal on to `sleep`).
+    with contextlib.suppress(OSError):
+        os.kill(1, signal.SIGTERM)
+    return 0
+
+
+def main() -> int:
+    """Entry point of ``python3 -m agentbench.checks.browser._worker``."""
+    out = _protocol_out()
+    import structlog
+
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
+    return asyncio.run(_serve(out))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

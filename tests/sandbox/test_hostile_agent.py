@@ -1,0 +1,78 @@
+"""Holes a hostile agent found, tried on the real engine.
+
+- the agent's disk: 3 GB and 100k files landed on the host (now capped tmpfs, read-only root);
+- a process killed hard left its sandboxes behind forever (now swept at the next start).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentbench.sandbox import DockerSandbox, SandboxLimits
+from agentbench.sandbox._owner import PID, sweep_orphans
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ---- disk and inode quota ------------------------------------------------------------------
+
+
+@pytest.mark.docker
+async def test_the_agent_cannot_fill_the_host_disk(docker_client, sandbox_image, session_label) -> None:
+    limits = SandboxLimits(disk_mb=32, inodes=2000, exec_timeout_s=60)
+    async with await DockerSandbox.create(limits=limits, labels=session_label, client=docker_client) as box:
+        big = await box.exec("dd if=/dev/zero of=/workspace/big bs=1M count=200")
+        assert not big.ok and "No space left" in big.stderr
+        size = int((await box.exec("stat -c %s /workspace/big")).stdout.strip())
+        assert size <= 32 * 1024 * 1024  # stopped at the quota, not at 200 MB
+        assert "quota is full" in big.stdout + big.stderr  # the agent is told why
+        many = await box.exec("rm -f /workspace/big; i=0; while [ $i -lt 5000 ]; do : > /workspace/f$i || break; "
+                              "i=$((i+1)); done; ls /workspace | wc -l")
+        assert int(many.stdout.strip().splitlines()[-1]) < 2000  # the inode cap held
+        for place in ("/opt/x", "/usr/x", "/var/x", "/x"):  # nothing else is writable
+            assert not (await box.exec(f": > {place}")).ok, place
+        # After a full disk the sandbox still works: files can be freed and written again.
+        await box.exec("rm -f /workspace/f*")
+        await box.write_file("index.html", "<p>still here</p>")
+        assert (await box.exec("cat /workspace/index.html")).stdout == "<p>still here</p>"
+
+
+# ---- sandboxes of a crashed process ---------------------------------------------------------
+
+_CRASHER = """
+import asyncio, os, signal, sys
+from agentbench.sandbox import DockerSandbox, SandboxLimits
+async def main():
+    box = await DockerSandbox.create(limits=SandboxLimits(), labels={sys.argv[1]: sys.argv[2]})
+    print(box.container_id, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # no cleanup runs: the container is left behind
+asyncio.run(main())
+"""
+
+
+@pytest.mark.docker
+async def test_sandboxes_of_a_killed_process_are_swept_at_the_next_start(docker_client, sandbox_image,
+                                                                        session_label) -> None:
+    (key, value), = session_label.items()
+    proc = subprocess.run([sys.executable, "-c", _CRASHER, key, value], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    left = proc.stdout.strip().splitlines()[-1]
+    assert docker_client.containers.get(left).labels[PID]  # left behind, with its owner named
+    # A live owner's sandbox (this process's) is never swept by someone else's start.
+    async with await DockerSandbox.create(limits=SandboxLimits(), labels=session_label, client=docker_client) as mine:
+        removed = await asyncio.to_thread(sweep_orphans, docker_client)
+        assert left[:12] in removed
+        assert mine.container_id[:12] not in removed
+        assert docker_client.containers.get(mine.container_id).status == "running"
+    import docker
+
+    with pytest.raises(docker.errors.NotFound):
+        docker_client.containers.get(left)
