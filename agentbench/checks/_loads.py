@@ -156,7 +156,7 @@ def resolve_url(base_file: str, ref: str) -> str | None:
 
 
 def import_specs(code: str, skeleton: str, *, module: bool) -> list[str]:
-    """Local specifiers this script imports, in order (``code``/``skeleton``: its blanked views).
+    """Specifiers (paths and URLs, not bare names) this script imports, in order (``code``/``skeleton``: its blanked views).
 
     Static imports count only in a module (in a classic script they are a syntax error and load
     nothing); ``import()`` with a literal counts in both.
@@ -168,7 +168,8 @@ def import_specs(code: str, skeleton: str, *, module: bool) -> list[str]:
             if not skeleton.startswith(("import", "export"), m.start()):
                 continue  # the keyword is inside a string or template: not code
             spec = m.group(2).strip()
-            if spec.startswith(("./", "../", "/")):  # bare names need an import map
+            # Bare names ('react') need an import map: no file. URLs are kept, to be listed as remote.
+            if spec.startswith(("./", "../", "/")) or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", spec):
                 found.append((m.start(), spec))
     return [spec for _, spec in sorted(found)]
 
