@@ -156,7 +156,9 @@ def resolve_url(base_file: str, ref: str) -> str | None:
 
 
 def import_specs(code: str, skeleton: str, *, module: bool) -> list[str]:
-    """Specifiers (paths and URLs, not bare names) this script imports, in order (``code``/``skeleton``: its blanked views).
+    """Specifiers (paths and URLs, not bare names) a script imports, in order.
+
+    ``code`` and ``skeleton`` are the script's views from ``blank_js``.
 
     Static imports count only in a module (in a classic script they are a syntax error and load
     nothing); ``import()`` with a literal counts in both.
