@@ -200,7 +200,7 @@ class Skipped:
 
     label: str  # where it is named: "index.html:9 script src='x.js'", "js/a.js imports './b.js'"
     ref: str  # the src or specifier as written
-    why: str  # "remote", "missing", "too large", "not JavaScript", "not run (nomodule)"
+    why: str  # "remote", "missing", "too large", "not JavaScript", "nomodule" (not run by browsers)
     reason: str = ""  # the file helper's words (which file, what it is)
 
     @property
@@ -251,10 +251,11 @@ def page_scripts(root: Path, entry: str = "index.html", *, max_bytes: int) -> Pa
         via = f"{entry}:{tag.line}"
         kind = tag.kind
         if kind not in ("classic", "module"):
-            skipped.append(Skipped(f"{via} script type={kind!r}", kind, "not JavaScript"))
+            skipped.append(Skipped(f"{via} script type={kind!r}", tag.attrs.get("src") or f"type={kind}",
+                                   "not JavaScript"))
             continue
         if "nomodule" in tag.attrs and kind == "classic":
-            skipped.append(Skipped(f"{via} nomodule script", tag.attrs.get("src", ""), "not run (nomodule)"))
+            skipped.append(Skipped(f"{via} nomodule script", tag.attrs.get("src", ""), "nomodule"))
             continue
         if "src" in tag.attrs:
             ref = tag.attrs["src"]

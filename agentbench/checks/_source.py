@@ -218,6 +218,20 @@ class Source:
         files += [SourceFile.from_js(s.name, s.text) for s in page.scripts if not s.inline]
         return cls(files, page.skipped)
 
+    def reach(self, most: int = 8) -> str:
+        """What was read and what the page names but was not: ``index.html, js/app.js; not read: ...``.
+
+        Said beside a claim not found, so a person sees which files it rests on.
+        """
+        def listed(items: list[str]) -> str:
+            more = f" and {len(items) - most} more" if len(items) > most else ""
+            return ", ".join(items[:most]) + more
+
+        text = listed([f.name for f in self.files])
+        if self.skipped:
+            text += "; not read: " + listed([f"{s.ref or s.label} ({s.why})" for s in self.skipped])
+        return text
+
     @classmethod
     def from_text(cls, html: str, name: str = "index.html") -> Source:
         return cls([SourceFile.from_html(name, html)])

@@ -57,7 +57,7 @@ def test_files_the_page_does_not_run_make_no_claim() -> None:
     assert "old.js" not in src.files[0].skeleton  # neither the commented tag nor the string is code
     skipped = {s.label: s.why for s in src.skipped}
     assert skipped == {"index.html:6 script type='text/plain'": "not JavaScript",
-                       "index.html:7 nomodule script": "not run (nomodule)"}
+                       "index.html:7 nomodule script": "nomodule"}
 
 
 def test_an_import_cycle_ends_and_each_file_is_read_once() -> None:
@@ -152,6 +152,8 @@ def test_the_checklist_makes_no_claim_from_a_dead_file() -> None:
         CheckResult(id="persistence", status="fail", detail="the list was empty after a reload")])
     it = next(i for i in res.items if i.id == "persistence")
     assert (it.status, it.static, it.behaviour, it.disagreement) == ("fail", "fail", "fail", None)
+    assert ("static persists_to_local_storage read: index.html, app.js; not read: plain.js (not JavaScript), "
+            "legacy.js (nomodule)") in it.evidence
 
 
 def test_the_syntax_check_parses_the_modules_the_page_reaches() -> None:
