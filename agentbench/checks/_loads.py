@@ -49,10 +49,13 @@ JS_TYPES = {
 }
 # Imports of these are JSON, CSS or WebAssembly modules, not JavaScript to read.
 _NOT_JS = (".json", ".css", ".wasm", ".html", ".htm", ".svg", ".txt")
-_STATIC_IMPORT = re.compile(r"""(?<![\w$.])import\s*(?:[\w$*{}\s,]+?\s*from\s*)?(["'])([^"'\n]+)\1""")
-_EXPORT_FROM = re.compile(
-    r"""(?<![\w$.])export\s*(?:\*(?:\s*as\s+[\w$]+)?|\{[^}]*\})\s*from\s*(["'])([^"'\n]+)\1""")
-_DYNAMIC_IMPORT = re.compile(r"""(?<![\w$.])import\s*\(\s*(["'`])([^"'`\n$]+)\1\s*[,)]""")
+# Import forms are read by hand from each keyword on (see import_specs): the obvious regexes
+# (`import\s*(?:[\w\s{},*]+?\s*from\s*)?"..."`) backtrack cubically on a run of spaces, and a
+# blanked comment is one.
+_KEYWORD = re.compile(r"(?<![\w$.])(import|export)(?![\w$])")
+_CLAUSE = re.compile(r"[\w$*{},\s]*")  # what may stand between `import`/`export` and `from`
+_DYNAMIC = re.compile(r"""\(\s*(["'`])([^"'`\n$]{1,500})\1\s*[,)]""")
+_CLAUSE_MAX = 4000  # characters from the keyword to the specifier, at most
 
 
 @dataclass
@@ -163,17 +166,45 @@ def import_specs(code: str, skeleton: str, *, module: bool) -> list[str]:
     Static imports count only in a module (in a classic script they are a syntax error and load
     nothing); ``import()`` with a literal counts in both.
     """
-    patterns = [_STATIC_IMPORT, _EXPORT_FROM, _DYNAMIC_IMPORT] if module else [_DYNAMIC_IMPORT]
-    found: list[tuple[int, str]] = []
-    for pattern in patterns:
-        for m in pattern.finditer(code):
-            if not skeleton.startswith(("import", "export"), m.start()):
-                continue  # the keyword is inside a string or template: not code
-            spec = m.group(2).strip()
-            # Bare names ('react') need an import map: no file. URLs are kept, to be listed as remote.
-            if spec.startswith(("./", "../", "/")) or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", spec):
-                found.append((m.start(), spec))
-    return [spec for _, spec in sorted(found)]
+    found = []
+    for m in _KEYWORD.finditer(skeleton):  # keywords in code, not in strings or comments
+        spec = _spec_after(code, skeleton, m.group(1), m.end(), module)
+        # Bare names ('react') need an import map: no file. URLs are kept, to be listed as remote.
+        if spec and (spec.startswith(("./", "../", "/")) or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", spec)):
+            found.append(spec)
+    return found
+
+
+def _spec_after(code: str, skeleton: str, keyword: str, at: int, module: bool) -> str | None:
+    """The specifier of the import/export whose keyword ends at ``at``, or None (not one)."""
+    i = at
+    while i < len(skeleton) and skeleton[i].isspace():
+        i += 1
+    if keyword == "import" and skeleton.startswith("(", i):
+        m = _DYNAMIC.match(code, i)
+        return m.group(2).strip() if m else None
+    if not module:
+        return None
+    limit = min(len(skeleton), i + _CLAUSE_MAX)
+    quote = min((q for q in (skeleton.find('"', i, limit), skeleton.find("'", i, limit)) if q >= 0), default=-1)
+    if quote < 0:
+        return None
+    if quote > i:  # `import x from "..."`, `export {a} from "..."`; `import "..."` has no clause
+        if not _CLAUSE.fullmatch(skeleton, i, quote):
+            return None
+        clause = skeleton[i:quote]
+        head, tail = clause.strip(), clause.rstrip()
+        if not (tail.endswith("from") and (len(tail) == 4 or not re.match(r"[\w$]", tail[-5]))):
+            return None
+        if keyword == "export" and not head.startswith(("*", "{")):
+            return None
+    elif keyword == "export":
+        return None
+    start = quote + 1
+    end = code.find(skeleton[quote], start, start + 1000)
+    if end < 0 or "\n" in code[start:end]:
+        return None
+    return code[start:end].strip()
 
 
 @dataclass
@@ -218,17 +249,23 @@ class PageScripts:
     skipped: list[Skipped]
 
 
-def page_scripts(root: Path, entry: str = "index.html", *, max_bytes: int) -> PageScripts:
+MAX_SCRIPTS = 256  # files one page may make us read (a page of 10,000 tags or imports is no page)
+
+
+def page_scripts(root: Path, entry: str = "index.html", *, max_bytes: int,
+                 max_total_bytes: int | None = None) -> PageScripts:
     """Read the entry page and every local script it runs (see the module docstring).
 
     The entry over ``max_bytes`` or missing raises (ArtefactError, FileNotFoundError); a script
-    over it, missing or not a plain file is listed in ``skipped``.
+    over it, missing or not a plain file is listed in ``skipped``, as are the scripts past
+    ``MAX_SCRIPTS`` files or ``max_total_bytes`` in all (4 x ``max_bytes`` unless given).
     """
     from ._source import blank_js  # _source builds on this module; the views are its tokenizer
     html = read_bytes(root, entry, max_bytes=max_bytes).decode("utf-8", errors="replace")
     scripts: list[Script] = []
     skipped: list[Skipped] = []
     seen: set[str] = set()
+    budget = [MAX_SCRIPTS, 4 * max_bytes if max_total_bytes is None else max_total_bytes]
 
     def load(rel: str, via: str, label: str, ref: str, module: bool) -> Script | None:
         if rel in seen:
@@ -237,15 +274,20 @@ def page_scripts(root: Path, entry: str = "index.html", *, max_bytes: int) -> Pa
         if rel.lower().endswith(_NOT_JS):
             skipped.append(Skipped(label, ref, "not JavaScript"))
             return None
+        if budget[0] <= 0:
+            skipped.append(Skipped(label, ref, "too many", f"over {MAX_SCRIPTS} script files"))
+            return None
         try:
-            text = read_bytes(root, rel, max_bytes=max_bytes).decode("utf-8", errors="replace")
+            data = read_bytes(root, rel, max_bytes=min(max_bytes, max(0, budget[1])))
         except FileNotFoundError as exc:
             skipped.append(Skipped(label, ref, "missing", str(exc)))
             return None
         except ArtefactError as exc:
             skipped.append(Skipped(label, ref, "too large", str(exc)))
             return None
-        return Script(rel, text, module, via)
+        budget[0] -= 1
+        budget[1] -= len(data)
+        return Script(rel, data.decode("utf-8", errors="replace"), module, via)
 
     for tag in script_tags(html):
         via = f"{entry}:{tag.line}"

@@ -66,7 +66,7 @@ def _collect(root: Path, entry: str) -> tuple[list[_Script], list[Evidence], lis
     failures: list[str] = []
     values = {"too large": f"skipped: over the {MAX_SCRIPT_BYTES >> 20} MiB this check reads per file",
               "remote": "skipped: not a local file", "missing": "not found",
-              "nomodule": "skipped: not run by browsers"}
+              "nomodule": "skipped: not run by browsers", "too many": "skipped: too many script files"}
     for item in page.skipped:
         if item.why == "missing" and item.by_tag:  # a src the page names: it breaks the page
             failures.append(f"{item.label.split(' ')[0]}: script src {item.ref!r} not found")

@@ -126,6 +126,20 @@ def test_import_specs_ignore_comments_strings_and_bare_names() -> None:
     assert import_specs(code, skeleton, module=False) == ["./dyn.js", "./tpl.js"]
 
 
+def test_import_specs_take_linear_time_on_long_runs_of_blanks() -> None:
+    # A blanked comment after `import` is a run of spaces; a backtracking pattern took 7 s on
+    # 2,000 of them (cubic), so 400,000 would never end.
+    import time
+
+    for js in ("import" + " " * 400_000 + "x;", "import {" + "a, " * 100_000 + "} x;", "import " * 100_000,
+               "export {" + " " * 3_000 + "} from './a.js';"):  # within the 4,000 looked at
+        code, skeleton = blank_js(js)
+        started = time.monotonic()
+        specs = import_specs(code, skeleton, module=True)
+        assert time.monotonic() - started < 5
+        assert specs == (["./a.js"] if js.startswith("export") else [])
+
+
 def test_script_tags_keep_the_offsets_of_inline_bodies() -> None:
     html = '<p>x</p>\n<script>\nconst a = "</div>";\n</script>\n<script type="module">let b;</script>'
     tags = script_tags(html)
@@ -180,3 +194,13 @@ def test_every_file_is_read_with_the_cap(tmp_path: Path) -> None:
     (tmp_path / "small.js").write_text("export {};\n")
     page = page_scripts(tmp_path, max_bytes=1000)
     assert page.scripts == [] and [s.why for s in page.skipped] == ["too large"]
+
+
+def test_a_page_cannot_make_us_read_without_end(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text("".join(f'<script src="s{i}.js"></script>' for i in range(300)))
+    for i in range(300):
+        (tmp_path / f"s{i}.js").write_text("x" * 100)
+    page = page_scripts(tmp_path, max_bytes=10_000)
+    assert len(page.scripts) == 256 and {s.why for s in page.skipped} == {"too many"}
+    page = page_scripts(tmp_path, max_bytes=10_000, max_total_bytes=1050)
+    assert len(page.scripts) == 10 and page.skipped[0].why == "too large"
