@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
@@ -219,10 +219,21 @@ class Script:
     start: int = 0  # offset of text in its file (an inline body's offset in the entry HTML)
     line: int = 1  # 1-based line where text starts in its file
 
+    _views: tuple[str, str] | None = field(default=None, repr=False, compare=False)
+
     @property
     def label(self) -> str:
         """``index.html:12 (inline)`` or the file's name: where a person finds it."""
         return f"{self.via} (inline)" if self.inline else self.name
+
+    @property
+    def views(self) -> tuple[str, str]:
+        """(code, skeleton) of the text (``_source.blank_js``), made once: it is a Python tokenizer."""
+        if self._views is None:
+            from ._source import blank_js  # _source builds on this module; the views are its tokenizer
+
+            self._views = blank_js(self.text)
+        return self._views
 
 
 @dataclass
@@ -260,7 +271,6 @@ def page_scripts(root: Path, entry: str = "index.html", *, max_bytes: int,
     over it, missing or not a plain file is listed in ``skipped``, as are the scripts past
     ``MAX_SCRIPTS`` files or ``max_total_bytes`` in all (4 x ``max_bytes`` unless given).
     """
-    from ._source import blank_js  # _source builds on this module; the views are its tokenizer
     html = read_bytes(root, entry, max_bytes=max_bytes).decode("utf-8", errors="replace")
     scripts: list[Script] = []
     skipped: list[Skipped] = []
@@ -313,8 +323,9 @@ def page_scripts(root: Path, entry: str = "index.html", *, max_bytes: int,
     queue = list(scripts)
     while queue:
         script = queue.pop(0)
-        code, skeleton = blank_js(script.text)
-        for spec in import_specs(code, skeleton, module=script.module):
+        if "import" not in script.text and not (script.module and "export" in script.text):
+            continue  # most classic scripts: no need to tokenize them here
+        for spec in import_specs(*script.views, module=script.module):
             via = f"{script.label} imports {spec!r}"
             rel = resolve_url(script.name, spec)
             if rel is None:

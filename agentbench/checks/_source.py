@@ -142,7 +142,8 @@ class SourceFile:
     _line_starts: list[int] = field(default_factory=list, repr=False)
 
     @classmethod
-    def from_html(cls, name: str, html: str) -> SourceFile:
+    def from_html(cls, name: str, html: str, views: dict[int, tuple[str, str]] | None = None) -> SourceFile:
+        """The entry's views; ``views`` maps an inline body's offset to its (code, skeleton) if made."""
         text = list(_HTML_COMMENT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), html))
         code = [ch if ch == "\n" else " " for ch in html]
         skel = list(code)
@@ -150,13 +151,13 @@ class SourceFile:
             if not tag.runs or "src" in tag.attrs or tag.body_start < 0:
                 continue  # JSON, templates, shaders, nomodule fallbacks: not code that runs
             start, end = tag.body_start, tag.body_start + len(tag.body)
-            c, s = blank_js(tag.body)
+            c, s = (views or {}).get(start) or blank_js(tag.body)
             code[start:end], skel[start:end], text[start:end] = c, s, c
         return cls(name, html, "".join(text), "".join(code), "".join(skel))
 
     @classmethod
-    def from_js(cls, name: str, js: str) -> SourceFile:
-        c, s = blank_js(js)
+    def from_js(cls, name: str, js: str, views: tuple[str, str] | None = None) -> SourceFile:
+        c, s = views or blank_js(js)
         return cls(name, js, c, c, s)
 
     def line_of(self, pos: int) -> int:
@@ -214,8 +215,9 @@ class Source:
         took 2 GB. An entry over the cap raises ArtefactError; a script over it is left out.
         """
         page = page_scripts(Path(artefact_dir), entry, max_bytes=MAX_SOURCE_BYTES)
-        files = [SourceFile.from_html(entry, page.html)]
-        files += [SourceFile.from_js(s.name, s.text) for s in page.scripts if not s.inline]
+        inline = {s.start: s.views for s in page.scripts if s.inline}
+        files = [SourceFile.from_html(entry, page.html, inline)]
+        files += [SourceFile.from_js(s.name, s.text, s.views) for s in page.scripts if not s.inline]
         return cls(files, page.skipped)
 
     def reach(self, most: int = 8) -> str:
