@@ -487,7 +487,11 @@
     return { dom: true, els, arena };
   }
   function arenaRect(t) {
-    if (t.arena) return N.getRect.call(t.arena);
+    if (t.arena) {  // inside its border: where a ball can be seen
+      const r = N.getRect.call(t.arena), el = t.arena;
+      if (!(el.clientWidth > 0)) return r;
+      return { left: r.left + el.clientLeft, top: r.top + el.clientTop, width: el.clientWidth, height: el.clientHeight };
+    }
     return { left: 0, top: 0, width: window.innerWidth || 800, height: window.innerHeight || 600 };
   }
   function domCircles(t, out) {
