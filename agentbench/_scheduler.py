@@ -162,5 +162,8 @@ async def open_pool(configs: list[EngineConfig], notice: Notice | None = None,
             from .sandbox._engine_config import local_engine
 
             client = await asyncio.to_thread(connect_engine, local_engine(), timeout=10)
+            # 10 s is for the ping only: an image streamed out of it (docker save) may pause longer
+            # than that between chunks on a busy machine (CI saw a ReadTimeout here).
+            client.api.timeout = 600
             pool._sources.append(Engine(local_engine(), client))
     return pool

@@ -319,6 +319,8 @@ def _static_verdict(item: ChecklistItem, source: Source | None, evidence: list[s
         evidence.append(f"static {name}: detector failed: {exc!r}")
         return None, ""
     evidence.append(f"static {name} {'found' if found else 'not found'}: {snippet}")
+    if not found:  # which files the page runs, so "not found" says where it was looked for
+        evidence.append(f"static {name} read: {source.reach()}")
     return ("pass" if found == item.static_expect else "fail"), phrase
 
 

@@ -5,31 +5,26 @@ its place in the HTML file. Each file therefore gets views of the same length as
 what a view leaves out replaced by spaces (newlines kept):
 
 - ``text``: markup and scripts, HTML and JS comments blanked (for markup and inline patterns)
-- ``code``: only script bodies (inline ``<script>`` and local ``src`` files), JS comments blanked
+- ``code``: only the scripts the page runs (inline ``<script>``, local ``src`` files and the modules
+  they import, see ``_loads``), JS comments blanked
 - ``skeleton``: ``code`` with the contents of strings, templates and regex literals blanked too,
   for brace matching and for finding identifiers without matching words inside strings
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._files import read_bytes
-from ..errors import ArtefactError
+from ._loads import Skipped, page_scripts, script_tags
 
 __all__ = ["MAX_SOURCE_BYTES", "Hit", "Source", "SourceFile", "blank_js"]
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024  # per file read for static analysis (see Source.from_artefact)
 
-_SCRIPT_RE = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
-_SRC_RE = re.compile(r"""\bsrc\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
-_TYPE_RE = re.compile(r"""\btype\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
 _HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
-_JS_TYPES = {"", "text/javascript", "module", "application/javascript"}
 # After these characters a '/' starts a regex literal, not a division.
 _REGEX_PREV = set("(,=:[!&|?{};+-*%<>~^")
 _REGEX_KEYWORDS = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield"}
@@ -147,24 +142,22 @@ class SourceFile:
     _line_starts: list[int] = field(default_factory=list, repr=False)
 
     @classmethod
-    def from_html(cls, name: str, html: str) -> SourceFile:
+    def from_html(cls, name: str, html: str, views: dict[int, tuple[str, str]] | None = None) -> SourceFile:
+        """The entry's views; ``views`` maps an inline body's offset to its (code, skeleton) if made."""
         text = list(_HTML_COMMENT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), html))
         code = [ch if ch == "\n" else " " for ch in html]
         skel = list(code)
-        for m in _SCRIPT_RE.finditer(html):
-            if _SRC_RE.search(m.group(1)):
-                continue
-            kind = _TYPE_RE.search(m.group(1))
-            if kind and kind.group(1).lower() not in _JS_TYPES:
-                continue  # JSON, templates, shaders: not code that runs
-            start, end = m.span(2)
-            c, s = blank_js(m.group(2))
+        for tag in script_tags(html):
+            if not tag.runs or "src" in tag.attrs or tag.body_start < 0:
+                continue  # JSON, templates, shaders, nomodule fallbacks: not code that runs
+            start, end = tag.body_start, tag.body_start + len(tag.body)
+            c, s = (views or {}).get(start) or blank_js(tag.body)
             code[start:end], skel[start:end], text[start:end] = c, s, c
         return cls(name, html, "".join(text), "".join(code), "".join(skel))
 
     @classmethod
-    def from_js(cls, name: str, js: str) -> SourceFile:
-        c, s = blank_js(js)
+    def from_js(cls, name: str, js: str, views: tuple[str, str] | None = None) -> SourceFile:
+        c, s = views or blank_js(js)
         return cls(name, js, c, c, s)
 
     def line_of(self, pos: int) -> int:
@@ -207,33 +200,39 @@ class Hit:
 class Source:
     """The entry HTML plus the local scripts it loads, as views (see the module docstring)."""
 
-    def __init__(self, files: list[SourceFile]):
+    def __init__(self, files: list[SourceFile], skipped: list[Skipped] | None = None):
         self.files = files
+        self.skipped = skipped or []  # scripts the page names that were not read, and why
 
     @classmethod
     def from_artefact(cls, artefact_dir: Path, entry: str = "index.html") -> Source:
-        """Read the entry file and its local ``<script src>`` files; FileNotFoundError when no entry.
+        """Read the entry file and the local scripts it runs; FileNotFoundError when no entry.
 
-        Only plain files inside the folder are read (no link followed), each at most
+        The scripts are those the page loads (``_loads.page_scripts``): ``src`` files, root-absolute
+        or relative, and the ES modules they import, transitively; a dead file in the folder is no
+        claim. Only plain files inside the folder are read (no link followed), each at most
         ``MAX_SOURCE_BYTES``: the views cost about 20 bytes a character, so a 46 MB entry once
         took 2 GB. An entry over the cap raises ArtefactError; a script over it is left out.
         """
-        root = Path(artefact_dir)
-        html = read_bytes(root, entry, max_bytes=MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
-        files = [SourceFile.from_html(entry, html)]
-        entry_dir = posixpath.dirname(entry)
-        for m in _SCRIPT_RE.finditer(html):
-            src = _SRC_RE.search(m.group(1))
-            if not src or re.match(r"^[a-z]+:|^//", src.group(1), re.IGNORECASE):
-                continue  # remote scripts are not part of the artefact
-            rel = src.group(1).split("?")[0].split("#")[0]
-            rel = posixpath.normpath(rel.lstrip("/") if rel.startswith("/") else posixpath.join(entry_dir, rel))
-            try:
-                text = read_bytes(root, rel, max_bytes=MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
-            except (OSError, ArtefactError):
-                continue  # never read outside the artefact, through a link, or past the cap
-            files.append(SourceFile.from_js(rel, text))
-        return cls(files)
+        page = page_scripts(Path(artefact_dir), entry, max_bytes=MAX_SOURCE_BYTES)
+        inline = {s.start: s.views for s in page.scripts if s.inline}
+        files = [SourceFile.from_html(entry, page.html, inline)]
+        files += [SourceFile.from_js(s.name, s.text, s.views) for s in page.scripts if not s.inline]
+        return cls(files, page.skipped)
+
+    def reach(self, most: int = 8) -> str:
+        """What was read and what the page names but was not: ``index.html, js/app.js; not read: ...``.
+
+        Said beside a claim not found, so a person sees which files it rests on.
+        """
+        def listed(items: list[str]) -> str:
+            more = f" and {len(items) - most} more" if len(items) > most else ""
+            return ", ".join(items[:most]) + more
+
+        text = listed([f.name for f in self.files])
+        if self.skipped:
+            text += "; not read: " + listed([f"{s.ref or s.label} ({s.why})" for s in self.skipped])
+        return text
 
     @classmethod
     def from_text(cls, html: str, name: str = "index.html") -> Source:

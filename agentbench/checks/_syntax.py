@@ -8,41 +8,27 @@ Classic scripts are compiled with ``vm.Script`` (the browser's Script goal; ``no
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 import stat
 import tempfile
 import time
 import uuid
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import structlog
 
-from agentbench._files import lookup, read_bytes
-from agentbench.errors import AgentbenchError, ArtefactError, SandboxError
+from agentbench._files import lookup
+from agentbench.errors import AgentbenchError, SandboxError
 from agentbench.sandbox import DockerSandbox, Sandbox, SandboxLimits
 
+from ._loads import page_scripts
 from ._model import CheckResult, Evidence
 
 __all__ = ["check_syntax"]
 
 CHECK_ID = "syntax"
 MAX_SCRIPT_BYTES = 8 * 1024 * 1024  # per file parsed (the entry, each script and module)
-# HTML's "JavaScript MIME type essence match" list; anything else non-empty is a data block.
-_JS_TYPES = {
-    "application/ecmascript", "application/javascript", "application/x-ecmascript",
-    "application/x-javascript", "text/ecmascript", "text/javascript", "text/javascript1.0",
-    "text/javascript1.1", "text/javascript1.2", "text/javascript1.3", "text/javascript1.4",
-    "text/javascript1.5", "text/jscript", "text/livescript", "text/x-ecmascript", "text/x-javascript",
-}
-_IMPORT_RES = [
-    re.compile(r"""(?:^|[;\s})])import\s*(?:[\w$*{}\s,]+?\s*from\s*)?["']([^"'\n]+)["']"""),
-    re.compile(r"""(?:^|[;\s})])export\s*(?:\*(?:\s*as\s+[\w$]+)?|\{[^}]*\})\s*from\s*["']([^"'\n]+)["']"""),
-    re.compile(r"""\bimport\s*\(\s*["']([^"'\n]+)["']\s*[,)]"""),
-]
 _DRIVER = r"""
 const fs = require('fs'), vm = require('vm'), cp = require('child_process');
 for (const f of process.argv.slice(2)) {
@@ -66,139 +52,27 @@ class _Script:
     line_offset: int  # added to node's line number (inline scripts start mid-file)
     source: str
     module: bool
-    base_dir: str  # folder (relative, posix) that relative imports resolve against
-
-
-@dataclass
-class _Tag:
-    attrs: dict[str, str]
-    line: int
-    data_line: int | None = None
-    data: str = ""
-
-
-class _ScriptParser(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[_Tag] = []
-        self._open: _Tag | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "script":
-            self._open = _Tag({k: v or "" for k, v in attrs}, self.getpos()[0])
-            self.tags.append(self._open)
-
-    def handle_data(self, data: str) -> None:
-        if self._open is not None:
-            if self._open.data_line is None:
-                self._open.data_line = self.getpos()[0]
-            self._open.data += data
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "script":
-            self._open = None
-
-
-def _kind(attrs: dict[str, str]) -> str:
-    """'classic', 'module', or the data-block type (not run, not checked)."""
-    if "type" in attrs:
-        kind = attrs["type"].strip().lower()
-    elif attrs.get("language", "").strip():
-        kind = "text/" + attrs["language"].strip().lower()
-    else:
-        kind = ""
-    if kind == "" or kind in _JS_TYPES:
-        return "classic"
-    return "module" if kind == "module" else kind
-
-
-def _local(root: Path, base_dir: str, ref: str) -> str | None:
-    """A relative URL -> a path relative to root, or None when it is remote or leaves root."""
-    parts = urlsplit(ref.strip())
-    if parts.scheme or parts.netloc or not parts.path:
-        return None
-    path = unquote(parts.path)
-    joined = posixpath.normpath(path.lstrip("/") if path.startswith("/") else posixpath.join(base_dir, path))
-    if joined == ".." or joined.startswith("../"):
-        return None
-    target = (root / joined).resolve()
-    return joined if target.is_relative_to(root.resolve()) else None
-
-
-_MISSING = "\0missing"
-
-
-def _read(root: Path, rel: str, skipped: list[Evidence], label: str) -> str | None:
-    """A local script's text; _MISSING when it is no plain file; None (and skip evidence) over the cap."""
-    try:
-        return read_bytes(root, rel, max_bytes=MAX_SCRIPT_BYTES).decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return _MISSING
-    except ArtefactError:
-        skipped.append(Evidence(label=label, value=f"skipped: over the {MAX_SCRIPT_BYTES >> 20} MiB "
-                                                   "this check reads per file"))
-        return None
 
 
 def _collect(root: Path, entry: str) -> tuple[list[_Script], list[Evidence], list[str]]:
-    """Scripts to check, evidence for those skipped, and failures found without node."""
-    html = read_bytes(root, entry, max_bytes=MAX_SCRIPT_BYTES).decode("utf-8", errors="replace")
-    parser = _ScriptParser()
-    parser.feed(html)
-    parser.close()
-    entry_dir = posixpath.dirname(entry)
-    scripts: list[_Script] = []
+    """Scripts to check, evidence for those skipped, and failures found without node.
+
+    The scripts are those the page runs (``_loads.page_scripts``): inline and ``src`` scripts,
+    root-absolute or relative, and the local modules reached through imports, each file once.
+    """
+    page = page_scripts(root, entry, max_bytes=MAX_SCRIPT_BYTES)
+    scripts = [_Script(s.label, s.name, s.line - 1, s.text, s.module) for s in page.scripts]
     skipped: list[Evidence] = []
     failures: list[str] = []
-    for tag in parser.tags:
-        kind = _kind(tag.attrs)
-        where = f"{entry}:{tag.line}"
-        if kind not in ("classic", "module"):
-            skipped.append(Evidence(label=f"{where} script type={kind!r}", value="skipped: not JavaScript"))
-            continue
-        if "nomodule" in tag.attrs and kind == "classic":
-            skipped.append(Evidence(label=f"{where} nomodule script", value="skipped: not run by browsers"))
-            continue
-        module = kind == "module"
-        if "src" in tag.attrs:
-            src = tag.attrs["src"]
-            rel = _local(root, entry_dir, src)
-            if rel is None:
-                skipped.append(Evidence(label=f"{where} script src={src!r}", value="skipped: not a local file"))
-            elif (text := _read(root, rel, skipped, f"{where} script src={src!r}")) is _MISSING:
-                failures.append(f"{where}: script src {src!r} not found")
-            elif text is not None:
-                scripts.append(_Script(rel, rel, 0, text, module, posixpath.dirname(rel)))
-        elif tag.data.strip():
-            scripts.append(_Script(f"{where} (inline)", entry, (tag.data_line or tag.line) - 1,
-                                   tag.data, module, entry_dir))
-    _follow_imports(root, scripts, skipped)
+    values = {"too large": f"skipped: over the {MAX_SCRIPT_BYTES >> 20} MiB this check reads per file",
+              "remote": "skipped: not a local file", "missing": "not found",
+              "nomodule": "skipped: not run by browsers", "too many": "skipped: too many script files"}
+    for item in page.skipped:
+        if item.why == "missing" and item.by_tag:  # a src the page names: it breaks the page
+            failures.append(f"{item.label.split(' ')[0]}: script src {item.ref!r} not found")
+        else:
+            skipped.append(Evidence(label=item.label, value=values.get(item.why, f"skipped: {item.why}")))
     return scripts, skipped, failures
-
-
-def _follow_imports(root: Path, scripts: list[_Script], skipped: list[Evidence]) -> None:
-    """Add local modules reached by import/export-from/import() (found by pattern, not parsed)."""
-    seen = {s.origin for s in scripts if s.line_offset == 0}
-    queue = list(scripts)
-    while queue:
-        script = queue.pop(0)
-        for pattern in _IMPORT_RES:
-            for spec in pattern.findall(script.source):
-                if not spec.startswith(("./", "../", "/")):
-                    continue  # bare names need an import map; URLs are remote
-                rel = _local(root, script.base_dir, spec)
-                if rel is None or rel in seen:
-                    continue
-                seen.add(rel)
-                text = _read(root, rel, skipped, f"{script.label} imports {spec!r}")
-                if text is _MISSING:
-                    skipped.append(Evidence(label=f"{script.label} imports {spec!r}", value="not found"))
-                    continue
-                if text is None:
-                    continue
-                found = _Script(rel, rel, 0, text, True, posixpath.dirname(rel))
-                scripts.append(found)
-                queue.append(found)
 
 
 def _node_error(text: str) -> tuple[int | None, str]:

@@ -162,6 +162,7 @@ class Engine:
 
     def _provision_blocking(self, sources: list[Engine], notice: Notice, extra: list[EngineImage]) -> None:
         client = self.connect()
+        client.api.timeout = 600  # a load or build answers between layers, which may be minutes apart
         for image in list(ENGINE_IMAGES) + extra:
             if image_exists(client, image.tag):
                 continue

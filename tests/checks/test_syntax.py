@@ -159,3 +159,24 @@ async def test_no_engine_is_a_harness_error_not_a_verdict(tmp_path, monkeypatch)
     result = await check_syntax(site)
     assert result.status == "error"
     assert "dockerd" in result.detail
+
+
+@pytest.mark.docker
+async def test_modules_reached_by_root_absolute_srcs_and_imports_are_parsed_and_dead_files_are_not(
+        tmp_path, sandbox_image):
+    site = _site(tmp_path, {
+        "index.html": "<html><body>\n<!-- <script src=\"old.js\"></script> -->\n"
+                      "<script type=\"module\" src=\"/js/main.js?v=3\"></script>\n</body></html>\n",
+        "js/main.js": "import { ok } from '/js/lib/ok.js';\n// import './dead.js';\n"
+                      "const later = () => import('./lazy/broken.js');\n",
+        "js/lib/ok.js": "import '../main.js';\nexport const ok = 1;\n",  # a cycle back to main
+        "js/lazy/broken.js": "export const a = 1;\n\nexport const b = ;\n",
+        "js/dead.js": "this is not javascript (\n",
+        "old.js": "nor is this {\n",
+    })
+    result = await check_syntax(site)
+    assert result.status == "fail"
+    assert result.data == {"checked": 3, "errors": 1}
+    assert result.detail == "js/lazy/broken.js:3: SyntaxError: Unexpected token ';'"
+    assert [e.label for e in result.evidence] == ["js/main.js [module]", "js/lib/ok.js [module]",
+                                                  "js/lazy/broken.js [module]"]

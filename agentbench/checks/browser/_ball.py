@@ -1,9 +1,11 @@
 """Bouncing-ball probes: motion, bounds, energy-loss (refresh-rate is declared with no input).
 
 One 20-virtual-second run at 60 Hz. ``motion`` is judged from pixels; ``bounds`` and
-``energy-loss`` from the circles the page draws on its canvas (every arc/ellipse, transformed
-to canvas pixels, recorded each frame by the clock script): where a ball is drawn is where a
-person sees it. Circles that never move (a sun, a decoration) are ignored.
+``energy-loss`` from the circles the page draws (every filled or stroked arc/ellipse on the
+canvas that draws them, transformed to canvas pixels, recorded each frame by the clock script;
+on pages without a canvas, round elements and SVG circles in their container): where a ball is
+drawn is where a person sees it. Circles that never move (a sun, a decoration) are ignored, and
+what is drawn with a ball (a glow, a shadow, a faint trail) is not another ball.
 """
 
 from __future__ import annotations
@@ -18,13 +20,43 @@ from ._page import PageBroken
 from ._refresh import refresh_input
 from ._registry import ProbeContext, task_probes
 
-__all__ = ["ball_probes", "bounces", "out_of_bounds", "tracks"]
+__all__ = ["ball_probes", "bounces", "merge_decorations", "out_of_bounds", "tracks"]
 
 DURATION = 20.0
 STILL = 0.002
 refresh_input("ball", [])
 
 Circle = tuple[float, float, float]
+
+
+def merge_decorations(circles: list[Circle]) -> list[Circle]:
+    """One circle per ball: circles drawn over each other (a glow, an outline, a shadow, a trail
+    overlapping the ball) are one ball, seen where the last of them is drawn (the ball on top).
+
+    Two circles belong together when the centre of one lies inside the other; balls that merely
+    touch or collide keep apart. ``circles`` are in draw order.
+    """
+    n = len(circles)
+    if n < 2:
+        return list(circles)
+    group = list(range(n))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for i in range(n):
+        xi, yi, ri = circles[i]
+        for j in range(i + 1, n):
+            xj, yj, rj = circles[j]
+            if (xi - xj) ** 2 + (yi - yj) ** 2 < max(ri, rj) ** 2:
+                group[root(i)] = root(j)
+    last: dict[int, int] = {}
+    for i in range(n):
+        last[root(i)] = i
+    return [circles[i] for i in sorted(last.values())]
 
 
 def _moving_only(track: list[tuple[float, list[Circle]]]) -> list[tuple[float, list[Circle]]]:
@@ -156,12 +188,12 @@ async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
         await session.close()
     ev = _evidence(ctx, frames)
     size = session.track_size
-    moving = _moving_only(session.circle_track)
+    moving = _moving_only([(t, merge_decorations(cs)) for t, cs in session.circle_track])
     n_circles = max((len(cs) for _, cs in moving), default=0)
     moved = any(cs != moving[0][1] for _, cs in moving[1:]) if moving else False
     results = [_motion(frames, moved, ev)]
     if size is None or n_circles == 0:
-        why = "no moving circles drawn on a canvas: the balls could not be located"
+        why = "no moving circles drawn (canvas arcs, round elements or SVG circles): the balls could not be located"
         results += [CheckResult(id="bounds", status="error", detail=why),
                     CheckResult(id="energy-loss", status="error", detail=why)]
     else:

@@ -22,6 +22,9 @@
     reportError: window.reportError ? window.reportError.bind(window) : null,
     createElement: Document.prototype.createElement,
     fillText: CanvasRenderingContext2D.prototype.fillText,
+    beginPath: CanvasRenderingContext2D.prototype.beginPath,
+    ellipse: CanvasRenderingContext2D.prototype.ellipse,
+    fill: CanvasRenderingContext2D.prototype.fill,
     drawImage: CanvasRenderingContext2D.prototype.drawImage,
     getImageData: CanvasRenderingContext2D.prototype.getImageData,
     getContext: HTMLCanvasElement.prototype.getContext,
@@ -48,11 +51,13 @@
     timers: new Map(), nextTimer: 1, nest: 0,
     rafs: new Map(), nextRaf: 1,
     dialogs: [], dialogCount: 0, opened: [],
-    texts: new Map(),               // canvas text -> {first, last, count}
+    texts: new Map(),               // canvas text -> {first, last, count, cv, x, y}
     circles: [], lastCircles: [],   // arcs drawn this frame / in the last frame that drew any
+    pending: [],                    // arcs of the current path, recorded when it is filled or stroked
     errors: 0,
   };
   const SPIN_READS = 10000;
+  const FAINT = 0.35;  // circles drawn fainter than this (trails, glows) are not balls
   // A reload or same-origin navigation continues the tab's virtual time, as a real clock would:
   // the time is handed to the next document through sessionStorage when this one is hidden.
   const SAVE_KEY = "__agentbench_clock";
@@ -209,22 +214,54 @@
     defineValue(C2D, name, function (text, ...rest) {
       try {
         const key = String(text).slice(0, 200);
-        const rec = S.texts.get(key);
+        let rec = S.texts.get(key);
         if (rec) { rec.last = S.now; rec.count++; } else if (S.texts.size < 500) {
-          S.texts.set(key, { first: S.now, last: S.now, count: 1 });
+          rec = { first: S.now, last: S.now, count: 1 };
+          S.texts.set(key, rec);
+        }
+        if (rec) {  // where it was drawn (its centre, canvas px): a drawn "Play" button can be clicked
+          const m = N.getTransform.call(this);
+          const x = Number(rest[0]) || 0, y = Number(rest[1]) || 0;
+          const w = key.length * (parseFloat(this.font) || 10) * 0.5;
+          const al = this.textAlign;
+          const cx = al === "center" ? x : (al === "right" || al === "end") ? x - w / 2 : x + w / 2;
+          const cy = this.textBaseline === "top" ? y + 5 : this.textBaseline === "middle" ? y : y - 5;
+          rec.cv = this.canvas; rec.x = m.a * cx + m.c * cy + m.e; rec.y = m.b * cx + m.d * cy + m.f;
         }
       } catch (e) { /* ignore */ }
       return orig.call(this, text, ...rest);
     });
   }
+  // An arc is recorded when its path is filled or stroked (the colour is often set after arc()),
+  // with how opaque it was drawn: faint trails and glows are not balls. A flat ellipse (a shadow
+  // on the floor) is not a ball either.
   function recordCircle(ctx, x, y, rx, ry, a0, a1) {
     try {
       const sweep = Math.abs(a1 - a0);
-      if (!(sweep >= Math.PI) || S.circles.length > 2000) return;
+      if (!(sweep >= Math.PI) || S.pending.length > 200) return;
+      if (Math.min(rx, ry) < 0.5 * Math.max(rx, ry)) return;
       const m = N.getTransform.call(ctx);
       const scale = Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
-      S.circles.push([ctx.canvas, m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f,
+      S.pending.push([ctx.canvas, m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f,
         Math.max(rx, ry) * scale]);
+    } catch (e) { /* ignore */ }
+  }
+  function styleAlpha(style) {
+    if (typeof style !== "string") return 1;  // gradients and patterns: taken as opaque
+    if (style.charCodeAt(0) === 35) return style.length === 9 ? parseInt(style.slice(7), 16) / 255 : 1;
+    const i = style.lastIndexOf(",");
+    return style.startsWith("rgba") && i > 0 ? parseFloat(style.slice(i + 1)) : 1;
+  }
+  function commitCircles(ctx, style) {
+    if (!S.pending.length) return;
+    try {
+      const alpha = ctx.globalAlpha * styleAlpha(style);
+      for (const c of S.pending) {
+        if (c.length === 4 && c[0] === ctx.canvas && S.circles.length < 2000) {
+          c.push(alpha);
+          S.circles.push(c);
+        }
+      }
     } catch (e) { /* ignore */ }
   }
   for (const [name, arity] of [["arc", 3], ["ellipse", 4]]) {
@@ -232,6 +269,15 @@
     defineValue(C2D, name, function (...a) {
       if (arity === 3) recordCircle(this, a[0], a[1], a[2], a[2], a[3], a[4]);
       else recordCircle(this, a[0], a[1], a[2], a[3], a[5], a[6]);
+      return orig.apply(this, a);
+    });
+  }
+  const beginPath = C2D.beginPath;
+  defineValue(C2D, "beginPath", function () { S.pending = []; return beginPath.call(this); });
+  for (const [name, prop] of [["fill", "fillStyle"], ["stroke", "strokeStyle"]]) {
+    const orig = C2D[name];
+    defineValue(C2D, name, function (...a) {
+      if (!(a[0] instanceof Path2D)) commitCircles(this, this[prop]);
       return orig.apply(this, a);
     });
   }
@@ -244,13 +290,21 @@
   });
 
   // ---- capture ---------------------------------------------------------------------------------
+  // A person sees a canvas that is laid out inside the viewport and not hidden by itself or an
+  // ancestor (an offscreen buffer canvas, or one under an opacity-0 parent, is not the game).
+  function shown(el, r) {
+    const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
+    if (r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) return false;
+    if (el.checkVisibility) return el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
+    const st = N.getComputedStyle(el);
+    return !(st.display === "none" || st.visibility === "hidden" || Number(st.opacity) === 0);
+  }
   function visibleCanvases() {
     const out = [];
     for (const c of N.querySelectorAll.call(document, "canvas")) {
       const r = N.getRect.call(c);
       if (r.width < 8 || r.height < 8 || c.width < 8 || c.height < 8) continue;
-      const st = N.getComputedStyle(c);
-      if (st.display === "none" || st.visibility === "hidden" || Number(st.opacity) === 0) continue;
+      if (!shown(c, r)) continue;
       out.push({ c, r });
     }
     return out;
@@ -281,14 +335,28 @@
       const st = N.getComputedStyle(el);
       if (st.visibility === "hidden" || Number(st.opacity) === 0) continue;
       const x = r.left * sx, y = r.top * sy, bw = r.width * sx, bh = r.height * sy;
+      if (el instanceof SVGElement) {  // SVG shapes: their fill, as an ellipse or a box
+        const fill = st.fill;
+        if (tag !== "svg" && tag !== "g" && fill && fill !== "none" && fill.startsWith("rgb")) {
+          sctx.fillStyle = fill;
+          if (tag === "circle" || tag === "ellipse") {
+            N.beginPath.call(sctx);
+            N.ellipse.call(sctx, x + bw / 2, y + bh / 2, bw / 2, bh / 2, 0, 0, Math.PI * 2);
+            N.fill.call(sctx);
+          } else {
+            sctx.fillRect(x, y, bw, bh);
+          }
+        }
+        if (tag !== "text" && tag !== "tspan") continue;
+      }
       const bg = st.backgroundColor;
       if (bg && bg !== "rgba(0, 0, 0, 0)" && bg !== "transparent") {
         sctx.fillStyle = bg;
         const rad = parseFloat(st.borderTopLeftRadius) || 0;
         if (rad * 2 >= Math.min(r.width, r.height) * 0.9) {
-          sctx.beginPath();
-          sctx.ellipse(x + bw / 2, y + bh / 2, bw / 2, bh / 2, 0, 0, Math.PI * 2);
-          sctx.fill();
+          N.beginPath.call(sctx);
+          N.ellipse.call(sctx, x + bw / 2, y + bh / 2, bw / 2, bh / 2, 0, 0, Math.PI * 2);
+          N.fill.call(sctx);
         } else {
           sctx.fillRect(x, y, bw, bh);
         }
@@ -348,7 +416,7 @@
         rect: [0, 0, window.innerWidth || 800, window.innerHeight || 600] }, rgb };
     }
     const circles = [];
-    for (const [cv, x, y, r] of S.lastCircles) if (cv === main.c) circles.push([x, y, r]);
+    for (const [cv, x, y, r, a] of S.lastCircles) if (cv === main.c && a >= FAINT) circles.push([x, y, r]);
     return {
       meta: { w, h, circles, canvas: [main.c.width, main.c.height],
         rect: [main.r.left, main.r.top, main.r.width, main.r.height] },
@@ -377,6 +445,68 @@
     const c = captureRaw();
     c.meta.data = await pack([c.rgb]);
     return c.meta;
+  }
+
+  // ---- ball tracking: the visible canvas that draws the most circles, else round DOM elements ----
+  function pickTrackCanvas() {
+    const list = visibleCanvases();
+    let best = null, bestN = 0, big = null;
+    for (const it of list) {
+      let n = 0;
+      for (const c of S.lastCircles) if (c[0] === it.c && c[4] >= FAINT) n++;
+      if (n > bestN) { best = it.c; bestN = n; }
+      if (big === null || it.r.width * it.r.height > big.r.width * big.r.height) big = it;
+    }
+    if (best) return best;
+    if (big) return null;  // a canvas that has drawn no circle yet: look again next frame
+    return findDomBalls();
+  }
+  // Round elements (border-radius of half their size, SVG circles and ellipses) that a person
+  // sees as balls; their arena is the element they are positioned in (an <svg>, a box, else the
+  // viewport). Looked up once; their boxes are read every frame.
+  function findDomBalls() {
+    const els = [];
+    const all = N.querySelectorAll.call(document, "body *");
+    for (let i = 0; i < all.length && i < 3000; i++) {
+      const el = all[i];
+      const tag = el.tagName.toLowerCase();
+      const r = N.getRect.call(el);
+      if (r.width < 3 || r.height < 3 || r.width > 300 || Math.abs(r.width - r.height) > 0.5 * r.width) continue;
+      if (tag === "circle" || tag === "ellipse") { els.push(el); continue; }
+      if (el instanceof SVGElement) continue;
+      const st = N.getComputedStyle(el);
+      const rad = parseFloat(st.borderTopLeftRadius) || 0;
+      const pct = st.borderTopLeftRadius.endsWith("%") ? rad / 100 * r.width : rad;
+      if (pct * 2 >= 0.9 * Math.min(r.width, r.height) && (st.position === "absolute" || st.position === "fixed"
+          || st.transform !== "none" || st.position === "relative")) els.push(el);
+    }
+    if (!els.length) return null;
+    const first = els[0];
+    let arena = first instanceof SVGElement ? first.ownerSVGElement : first.offsetParent;
+    if (arena === document.body || arena === document.documentElement) arena = null;
+    return { dom: true, els, arena };
+  }
+  function arenaRect(t) {
+    if (t.arena) {  // inside its border: where a ball can be seen
+      const r = N.getRect.call(t.arena), el = t.arena;
+      if (!(el.clientWidth > 0)) return r;
+      return { left: r.left + el.clientLeft, top: r.top + el.clientTop, width: el.clientWidth, height: el.clientHeight };
+    }
+    return { left: 0, top: 0, width: window.innerWidth || 800, height: window.innerHeight || 600 };
+  }
+  function domCircles(t, out) {
+    const a = arenaRect(t);
+    for (const el of t.els) {
+      if (!el.isConnected) continue;
+      const r = N.getRect.call(el);
+      if (r.width <= 0) continue;
+      out.push([r.left + r.width / 2 - a.left, r.top + r.height / 2 - a.top, Math.max(r.width, r.height) / 2]);
+    }
+  }
+  function trackSize(t) {
+    if (!t.dom) return [t.width, t.height];
+    const a = arenaRect(t);
+    return [Math.round(a.width), Math.round(a.height)];
   }
 
   // ---- stepping --------------------------------------------------------------------------------
@@ -419,15 +549,14 @@
       try {
         while (S.frame < toFrame) {
           await stepFrame();
-          if (track) {  // circles drawn on the main canvas, every frame (cheap: no pixels)
-            if (trackCanvas === null) {
-              const list = visibleCanvases();
-              let main = list[0] || null;
-              for (const it of list) if (it.r.width * it.r.height > main.r.width * main.r.height) main = it;
-              trackCanvas = main ? main.c : undefined;
-            }
+          if (track) {  // circles drawn on the canvas that draws them, every frame (cheap: no pixels)
+            if (trackCanvas === null) trackCanvas = pickTrackCanvas() || undefined;  // once per run()
             const cs = [];
-            for (const [cv, x, y, r] of S.lastCircles) if (cv === trackCanvas) cs.push([x, y, r]);
+            if (trackCanvas && trackCanvas.dom) {
+              domCircles(trackCanvas, cs);
+            } else if (trackCanvas) {
+              for (const [cv, x, y, r, a] of S.lastCircles) if (cv === trackCanvas && a >= FAINT) cs.push([x, y, r]);
+            }
             tracks.push([S.frame, cs]);
           }
           if (capMs > 0 && frameTime(S.frame) >= capBase + capIndex * capMs - 1e-6) {
@@ -440,7 +569,7 @@
       } finally { S.stepping = false; canvasCache = null; }
       const data = raws.length ? await pack(raws) : "";
       return { frame: S.frame, now: S.now, captures: out, data, capIndex, dialogs: S.dialogs.slice(), tracks,
-        trackSize: trackCanvas ? [trackCanvas.width, trackCanvas.height] : null };
+        trackSize: trackCanvas ? trackSize(trackCanvas) : null };
     },
     capture,
     hasCanvas() { return visibleCanvases().length > 0; },
@@ -477,6 +606,43 @@
       const out = [];
       for (const [text, r] of S.texts) out.push([text, r.first, r.last, r.count]);
       return out;
+    },
+    // Where to click for a control whose text matches `pattern` (a Start, Play again, Restart
+    // button): a visible element (buttons and links first, the smallest box), else canvas text
+    // drawn in the last half second. [x, y, what] in viewport px, or null.
+    findTarget(pattern) {
+      const re = new RegExp(pattern, "i");
+      const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
+      let best = null, bestScore = Infinity;
+      const all = N.querySelectorAll.call(document, "body *");
+      for (let i = 0; i < all.length && i < 3000; i++) {
+        const el = all[i];
+        const tag = el.tagName;
+        if (tag === "SCRIPT" || tag === "STYLE") continue;
+        let text = "";
+        if (tag === "INPUT") text = el.value || "";
+        else for (const node of el.childNodes) if (node.nodeType === 3) text += node.textContent;
+        text = (text.trim() || (el.getAttribute("aria-label") || "")).slice(0, 80);
+        if (!text || !re.test(text)) continue;
+        let target = el;  // text inside a button's <span>: click the button
+        const up = el.closest && el.closest("button,a,[role=button],input");
+        if (up) target = up;
+        const r = N.getRect.call(target);
+        if (r.width <= 0 || r.height <= 0 || !shown(target, r)) continue;
+        const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+        if (cx < 0 || cy < 0 || cx > vw || cy > vh) continue;
+        const clickable = up || el.onclick || el.getAttribute("onclick") || N.getComputedStyle(el).cursor === "pointer";
+        const score = (clickable ? 0 : 1e7) + r.width * r.height;
+        if (score < bestScore) { best = [cx, cy, text]; bestScore = score; }
+      }
+      if (best) return best;
+      for (const [text, r] of S.texts) {
+        if (!r.cv || r.last < S.now - 500 || !re.test(text) || !r.cv.isConnected) continue;
+        const b = N.getRect.call(r.cv);
+        if (b.width <= 0 || !shown(r.cv, b)) continue;
+        return [b.left + r.x * b.width / r.cv.width, b.top + r.y * b.height / r.cv.height, text];
+      }
+      return null;
     },
     // Called by the harness on its own blank page (no artefact code) before the page is reused:
     // what the browser-side clear of the origin's data leaves, the tab's session storage and

@@ -66,14 +66,14 @@ def locate_shift(base: Image, other: Image) -> tuple[float, float, int] | None:
     return statistics.fmean(rows_a), statistics.fmean(rows_b), len(rows_a) + len(rows_b)
 
 
-async def _flap_run(ctx: ProbeContext, action: str | None) -> tuple[list[Frame], str | None]:
+async def _flap_run(ctx: ProbeContext, action: str | None, start: str = "press:Space") -> \
+        tuple[list[Frame], str | None]:
     session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60)
     try:
-        steps = [InputStep(START_AT, "press:Space")] + ([InputStep(FLAP_AT, action)] if action else [])
         frames: list[Frame] = []
         if not session.broken:
             await session.advance(START_AT)
-            await act(session, steps[0].action)
+            await act(session, start)
             await session.advance(FLAP_AT - START_AT)
             frames.append(await session.capture())
             if action:
@@ -119,15 +119,17 @@ def _strip_evidence(ctx: ProbeContext, name: str, frames: list[Frame], label: st
 Baseline = "asyncio.Future[tuple[list[Frame], str | None]]"
 
 
-async def flap_input(ctx: ProbeContext, baseline: Baseline | None = None) -> CheckResult:  # type: ignore[valid-type]
+async def flap_input(ctx: ProbeContext, baseline: Baseline | None = None,  # type: ignore[valid-type]
+                     start: str = "press:Space") -> CheckResult:
     """Space and a click each lift the bird compared with no input from the same start.
 
     ``baseline``: the no-input frames, when another session (game-over) already plays them.
+    ``start``: the input that starts the game (at START_AT) in every run.
     """
     started = time.monotonic()
-    base_run = asyncio.shield(baseline) if baseline is not None else _flap_run(ctx, None)  # type: ignore[arg-type]
+    base_run = asyncio.shield(baseline) if baseline is not None else _flap_run(ctx, None, start)  # type: ignore[arg-type]
     (base, b0), (space, b1), (click, b2) = await asyncio.gather(
-        base_run, _flap_run(ctx, "press:Space"), _flap_run(ctx, "click:0.5,0.5"))
+        base_run, _flap_run(ctx, "press:Space", start), _flap_run(ctx, "click:0.5,0.5", start))
     broken = b0 or b1 or b2
     if broken:
         return CheckResult(id="flap-input", status="fail", detail=f"the game could not be played: {broken}",
@@ -202,13 +204,62 @@ async def _wait_for_over(watch: Watch, since: float, limit: float, flap: bool) -
     return None
 
 
+def _moved(frames: list[Frame]) -> bool:
+    """Whether the screen changed between captures (the first paint after load aside)."""
+    if len(frames) < 3:
+        return False
+    codes = [thermo(f.image) for f in frames]
+    px = frames[0].width * frames[0].height
+    return any(thermo_distance(codes[i], codes[i - 1], px) > STILL for i in range(2, len(codes)))
+
+
+START_INPUTS = [("a click", "click:0.5,0.5"), ("Enter", "press:Enter"), ("ArrowUp", "press:ArrowUp"),
+                ("W", "press:w"), ("a Start button", r"target:\b(start|play|begin|go)\b")]
+Found = tuple[str, str, PageSession, Watch, float | None, bool]
+
+
+async def _find_start(ctx: ProbeContext, tried: list[str]) -> Found | None:
+    """Try each other start input in a fresh session; the first after which the game ends wins.
+
+    A still start screen that an input sets moving has started too (a game that never ends).
+    Returns (name, action, session, watch, game-over time or None, moved after) or None.
+    """
+    for name, action in START_INPUTS:
+        session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60)
+        keep = False
+        try:
+            if session.broken:
+                continue
+            watch = Watch(session)
+            watch.frames += await session.advance(START_AT, capture_every=0.1, include_start=True)
+            watch.dom_before = await session.dom_text()
+            watch.ambient = {text for text, first, _last, _n in await session.texts()}
+            if not await act(session, action):
+                continue  # no such control on the page
+            tried.append(name)
+            over_at = await _wait_for_over(watch, START_AT, 10.0, flap=False)
+            before, after = _moved(watch.frames[:6]), _moved(watch.frames[6:])
+            if over_at is not None or (after and not before):
+                keep = True
+                return name, action, session, watch, over_at, after
+        except PageBroken:
+            continue
+        finally:
+            if not keep:
+                await session.close()
+    return None
+
+
 async def game_over_and_restart(ctx: ProbeContext, baseline: Baseline | None = None) -> list[CheckResult]:  # type: ignore[valid-type]
     """Without input the game ends and shows it; then some input starts a new playable game.
 
     The first 1.3 s (Space at 0.5 s, then nothing) are also flap-input's no-input run: they are
-    handed over through ``baseline`` (one browser context less).
+    handed over through ``baseline`` (one browser context less). When Space does not start a
+    game that ends, the other start inputs are tried; how the game starts is handed to
+    refresh-rate and flap-input through ``ctx.shared["flappy-start"]``.
     """
     started = time.monotonic()
+    start = ctx.shared_future("flappy-start")
     session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60)
     try:
         if session.broken:
@@ -228,27 +279,39 @@ async def game_over_and_restart(ctx: ProbeContext, baseline: Baseline | None = N
         if baseline is not None and not baseline.done():  # type: ignore[attr-defined]
             baseline.set_result((base, session.broken))  # type: ignore[attr-defined]
         over_at = await _wait_for_over(watch, START_AT, 10.0, flap=False)
+        before, after = _moved(watch.frames[:6]), _moved(watch.frames[6:])
+        name, action, tried = "Space", "press:Space", ["Space"]
+        if over_at is None and (before or not after):
+            # Space did not start a game that ends: a start screen may want a click, another
+            # key or a Start button (a still screen that Space set moving has started, though).
+            found = await _find_start(ctx, tried)
+            if found is not None:
+                await session.close()
+                name, action, session, watch, over_at, after = found
+        start.set_result({"name": name, "action": action,
+                          "over_after_s": None if over_at is None else over_at - START_AT})
         codes = [thermo(f.image) for f in watch.frames]
-        moved = any(thermo_distance(codes[i], codes[i - 1], watch.frames[0].width * watch.frames[0].height)
-                    > STILL for i in range(2, len(codes)))
-        evidence = [_strip_evidence(ctx, "game-over.png", watch.frames, "no input after Space")]
+        evidence = [_strip_evidence(ctx, "game-over.png", watch.frames, f"no input after {name}")]
         took = time.monotonic() - started
         if over_at is None:
             frozen = watch.frozen_for(codes)
-            if not moved:
-                go = CheckResult(id="game-over", status="error", evidence=evidence, duration_s=took,
-                                 detail="nothing moved after Space: the game could not be started")
+            if not after and not before:
+                go = CheckResult(id="game-over", status="fail", evidence=evidence, duration_s=took,
+                                 detail="nothing moved after any start input (" + ", ".join(tried) +
+                                 "): the game could not be started")
             elif frozen >= 1.0:
                 go = CheckResult(id="game-over", status="fail", evidence=evidence, duration_s=took,
                                  detail=f"the screen froze (for {frozen:.1f} s) but no game-over message was shown")
             else:
                 go = CheckResult(id="game-over", status="fail", evidence=evidence, duration_s=took,
-                                 detail="after 10 s without input the game still runs and never ends")
+                                 detail=f"after 10 s without input the game still runs and never ends "
+                                 f"(started with {', '.join(tried)})")
             return [go, CheckResult(id="restart", status="error", detail="no game over to restart from")]
         go = CheckResult(id="game-over", status="pass", evidence=evidence, duration_s=took,
-                         detail=f"without input the game ends and shows it at {over_at - START_AT:.1f} s",
-                         data={"over_after_s": round(over_at - START_AT, 2)})
-        return [go, await _restart(ctx, session, watch)]
+                         detail=f"{name} starts the game; without input it ends and shows it at "
+                         f"{over_at - START_AT:.1f} s",
+                         data={"over_after_s": round(over_at - START_AT, 2), "start": name})
+        return [go, await _restart(ctx, session, watch, (name, action))]
     except PageBroken as exc:
         why = f"the page broke: {exc}"
         return [CheckResult(id="game-over", status="fail", detail=why),
@@ -256,21 +319,28 @@ async def game_over_and_restart(ctx: ProbeContext, baseline: Baseline | None = N
     finally:
         if baseline is not None and not baseline.done():  # type: ignore[attr-defined]
             baseline.set_result(([], session.broken))  # type: ignore[attr-defined]
+        if not start.done():
+            start.set_result(None)
         await session.close()
 
 
-RESTART_INPUTS = [("Space", "press:Space"), ("a click", "click:0.5,0.5"), ("Enter", "press:Enter"),
-                  ("R", "press:r")]
+RESTART_INPUTS = [("Space", "press:Space"), ("a click", "click:0.5,0.5"),
+                  ("a Restart button", r"target:restart|play\s*again|try\s*again|retry|replay|new\s+game|"
+                   r"again|\b(start|play)\b|\u21bb|\u27f3"),
+                  ("Enter", "press:Enter"), ("R", "press:r")]
 
 
-async def _restart(ctx: ProbeContext, session: PageSession, watch: Watch) -> CheckResult:
+async def _restart(ctx: ProbeContext, session: PageSession, watch: Watch, start: tuple[str, str]) -> CheckResult:
     started = time.monotonic()
     await session.advance(0.5)  # games often ignore input for a moment after the crash
     tried = []
-    for name, action in RESTART_INPUTS:
+    inputs = RESTART_INPUTS + ([start] if start[1] not in {a for _, a in RESTART_INPUTS} else [])
+    for name, action in inputs:
         t_in = session.now_ms / 1000
         watch.frames = []
-        await act(session, action)
+        if not await act(session, action):
+            tried.append(f"{name}: none shown")
+            continue
         again = await _wait_for_over(watch, t_in + 0.05, 2.0, flap=True)
         codes = [thermo(f.image) for f in watch.frames]
         px = watch.frames[0].width * watch.frames[0].height if watch.frames else 1
@@ -295,4 +365,10 @@ async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
     """flap-input, game-over and restart for a Flappy Bird artefact."""
     baseline: Baseline = asyncio.get_running_loop().create_future()  # type: ignore[valid-type]
     flap, over = await asyncio.gather(flap_input(ctx, baseline), game_over_and_restart(ctx, baseline))
+    start = ctx.shared_future("flappy-start")
+    how = start.result() if start.done() else None
+    if isinstance(how, dict) and how["action"] != "press:Space":
+        # Space only flapped on a start screen: judge flapping in the game the found input starts.
+        flap = await flap_input(ctx, None, start=str(how["action"]))
+        flap.detail = f"(started with {how['name']}) {flap.detail}"
     return [flap, *over]

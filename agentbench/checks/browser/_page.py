@@ -351,6 +351,11 @@ class PageSession:
         await self.click(left + fx * w, top + fy * h)
         return bool(box["canvas"])
 
+    async def find_target(self, pattern: str) -> tuple[float, float, str] | None:
+        """Viewport centre (CSS px) and text of the visible control whose text matches ``pattern``."""
+        found = await self._clock("findTarget", pattern)
+        return (float(found[0]), float(found[1]), str(found[2])) if found else None
+
     async def reload(self) -> None:
         """A real reload in the same context (localStorage kept); the clock continues."""
         try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -22,7 +23,7 @@ from ._imaging import Image, encode_png, filmstrip, thermo, thermo_distance
 from ._page import PageBroken, PageSession
 from ._registry import ProbeContext
 
-__all__ = ["INPUT_SCRIPTS", "InputStep", "play", "refresh_input", "refresh_rate_check"]
+__all__ = ["INPUT_SCRIPTS", "REFRESH_ADAPT", "Adapt", "InputStep", "play", "refresh_input", "refresh_rate_check"]
 
 CHECK_ID = "refresh-rate"
 T240 = 2.0          # virtual seconds simulated at 240 Hz
@@ -43,23 +44,44 @@ class InputStep:
 
 
 INPUT_SCRIPTS: dict[str, list[InputStep]] = {}
+Rerun = Callable[[list[InputStep]], Awaitable[CheckResult]]
+# (ctx, steps, result, rerun) -> the final result: what a task's probes learnt (how its game
+# starts) can replay the check with another script or decide it another way.
+Adapt = Callable[[ProbeContext, list[InputStep], CheckResult, Rerun], Awaitable[CheckResult]]
+REFRESH_ADAPT: dict[str, Adapt] = {}
 
 
-def refresh_input(task_id: str, steps: list[InputStep]) -> None:
-    """Declare that a task gets the refresh-rate check, played with this input script."""
+def refresh_input(task_id: str, steps: list[InputStep], adapt: Adapt | None = None) -> None:
+    """Declare that a task gets the refresh-rate check, played with this input script.
+
+    ``adapt`` gets the pixel verdict and may replace it (see ``Adapt``).
+    """
     INPUT_SCRIPTS[task_id] = sorted(steps, key=lambda s: s.t)
+    if adapt is not None:
+        REFRESH_ADAPT[task_id] = adapt
 
 
-async def act(session: PageSession, action: str) -> None:
-    """Perform one scripted input with real keyboard/mouse events."""
+async def act(session: PageSession, action: str) -> bool:
+    """Perform one scripted input with real keyboard/mouse events; False if it had no target.
+
+    ``press:<Key>``, ``click:<fx>,<fy>`` (fractions of the main canvas, else the viewport) or
+    ``target:<regex>``: a click on the visible control (button, link, canvas-drawn text) whose
+    text matches, as a person clicks "Start" or "Play again".
+    """
     kind, _, arg = action.partition(":")
     if kind == "press":
         await session.press(arg)
     elif kind == "click":
         fx, fy = (float(v) for v in arg.split(","))
         await session.click_canvas(fx, fy)
+    elif kind == "target":
+        found = await session.find_target(arg)
+        if found is None:
+            return False
+        await session.click(found[0], found[1])
     else:
         raise ValueError(f"unknown input action {action!r}")
+    return True
 
 
 async def play(session: PageSession, steps: list[InputStep], duration: float, capture_every: float,
@@ -187,7 +209,7 @@ def _in_range(fit: dict[str, object]) -> bool:
 
 
 def judge(runs: Runs, steps: list[InputStep]) -> dict[str, object]:
-    """Decide from the first input-free window with motion, and from the whole run.
+    """Decide from the first input-free window with motion (after the first input), and the whole run.
 
     Inputs at identical virtual times keep a rate-independent game identical in both runs, so
     the whole-run fit finds s ~ 1 for it. A frame-locked game diverges at its first input after
@@ -199,14 +221,20 @@ def judge(runs: Runs, steps: list[InputStep]) -> dict[str, object]:
         return full
     cuts = sorted({0.0, *(st.t for st in steps if 0 < st.t < T240), T240})
     first: dict[str, object] | None = None
+    # A start screen can animate by the clock while the game, once started by the first input,
+    # moves per frame: the first window with motion after the first input decides; a window
+    # before it that already shows a rate dependence is a defect too.
+    begin = cuts[1] if len(cuts) > 2 else 0.0
     for lo, hi in pairwise(cuts):
         changed = sum(1 for i, t in enumerate(runs.t240) if i > 1 and lo + 1e-6 < t < hi - 1e-6
                       and runs.ch240[i] > STILL)  # i > 1: the first paint after load is not motion
         if changed >= 3:
-            first = fit_rate(runs, (lo, hi)) if (lo, hi) != (0.0, T240) else full
-            break
-    if first is not None and _consistent(first) and not _in_range(first):
-        return first
+            fit = fit_rate(runs, (lo, hi)) if (lo, hi) != (0.0, T240) else full
+            if _consistent(fit) and not _in_range(fit):
+                return fit
+            first = fit
+            if lo >= begin - 1e-9:
+                break
     if _consistent(full) and _in_range(full):
         return full
     if first is not None and _consistent(first):
@@ -259,8 +287,22 @@ async def _run(ctx: ProbeContext, fps: int, steps: list[InputStep], duration: fl
         await session.close()
 
 
-async def refresh_rate_check(ctx: ProbeContext, steps: list[InputStep]) -> CheckResult:
-    """Run the artefact at 60 and 240 Hz with ``steps`` and decide from pixels."""
+async def refresh_rate_check(ctx: ProbeContext, steps: list[InputStep], adapt: Adapt | None = None) -> CheckResult:
+    """Run the artefact at 60 and 240 Hz with ``steps`` and decide from pixels (then ``adapt``)."""
+    result = await _pixel_check(ctx, steps)
+    if adapt is None:
+        return result
+
+    async def rerun(other: list[InputStep]) -> CheckResult:
+        return await _pixel_check(ctx, sorted(other, key=lambda s: s.t))
+
+    started = time.monotonic()
+    final = await adapt(ctx, steps, result, rerun)
+    final.duration_s = (result.duration_s or 0.0) + time.monotonic() - started
+    return final
+
+
+async def _pixel_check(ctx: ProbeContext, steps: list[InputStep]) -> CheckResult:
     started = time.monotonic()
     (f60, broken60), (f240, broken240) = await asyncio.gather(
         _run(ctx, 60, steps, duration_60(steps), CAP60), _run(ctx, 240, steps, T240, CAP240))

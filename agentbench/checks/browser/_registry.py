@@ -7,6 +7,7 @@ a defect is ``fail``, a control it cannot find is ``error`` with the reason.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,16 @@ class ProbeContext:
     evidence_dir: Path  # files written here; Evidence.path is relative to evidence_dir.parent
     # Page errors seen by the probes, collected for the shared `runtime-errors` check.
     page_errors: list[str] = field(default_factory=list)
+    # What one check of this run learnt for another (flappy: how the game starts, handed to
+    # refresh-rate); see ``shared_future``.
+    shared: dict[str, object] = field(default_factory=dict)
+
+    def shared_future(self, key: str) -> asyncio.Future[object]:
+        """The future under ``key`` in ``shared``, created on first use by either side."""
+        fut = self.shared.get(key)
+        if fut is None:
+            fut = self.shared[key] = asyncio.get_running_loop().create_future()
+        return fut  # type: ignore[return-value]
 
     def evidence_path(self, name: str) -> tuple[Path, str]:
         """(absolute path to write, relative path for Evidence.path) for an evidence file."""

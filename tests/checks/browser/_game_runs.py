@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from agentbench.checks import CheckResult
 from agentbench.checks.browser import INPUT_SCRIPTS, PROBES, BrowserHarness, ProbeContext
-from agentbench.checks.browser._refresh import refresh_rate_check
+from agentbench.checks.browser._refresh import REFRESH_ADAPT, refresh_rate_check
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DEMO = Path(__file__).resolve().parents[3] / "agentbench" / "models" / "demo_data"
@@ -19,11 +20,16 @@ class GameRuns:
         self.harness, self.task, self.root = harness, task, evidence_root
         self._probes: dict[str, dict[str, CheckResult]] = {}
         self._refresh: dict[str, CheckResult] = {}
+        self._ctxs: dict[str, ProbeContext] = {}
 
     def _ctx(self, name: str) -> ProbeContext:
-        path = FIXTURES / self.task / name
-        return ProbeContext(harness=self.harness, artefact_dir=path.parent, entry=path.name,
-                            evidence_dir=self.root / name.replace(".html", "") / "evidence")
+        # One context per fixture, as one `agentbench check` run: the probes hand refresh-rate
+        # what they learnt (how the game starts).
+        if name not in self._ctxs:
+            path = FIXTURES / self.task / name
+            self._ctxs[name] = ProbeContext(harness=self.harness, artefact_dir=path.parent, entry=path.name,
+                                            evidence_dir=self.root / name.replace(".html", "") / "evidence")
+        return self._ctxs[name]
 
     async def probes(self, name: str) -> dict[str, CheckResult]:
         if name not in self._probes:
@@ -33,7 +39,12 @@ class GameRuns:
 
     async def refresh(self, name: str) -> CheckResult:
         if name not in self._refresh:
-            self._refresh[name] = await refresh_rate_check(self._ctx(name), INPUT_SCRIPTS[self.task])
+            adapt = REFRESH_ADAPT.get(self.task)
+            check = refresh_rate_check(self._ctx(name), INPUT_SCRIPTS[self.task], adapt)
+            if adapt is not None and name not in self._probes:
+                _, self._refresh[name] = await asyncio.gather(self.probes(name), check)
+            else:
+                self._refresh[name] = await check
         return self._refresh[name]
 
 

@@ -19,8 +19,13 @@ EXPECT = {
     "sink.html": ("pass", "fail", "pass"),          # floor test on the centre: balls sink halfway
     "gain.html": ("pass", "pass", "fail"),          # bounces gain height
     "static.html": ("fail", "error", "error"),      # nothing moves
+    "decorated_layers.html": ("pass", "pass", "pass"),  # glow, shadow, trail, outline; two canvases + a buffer
+    "dom_balls.html": ("pass", "pass", "pass"),          # divs moved by transform in a box
+    "svg_framelocked_escape.html": ("pass", "fail", "error"),  # SVG circles fall out of the <svg>
 }
-REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.html": "fail", "static.html": "skip"}
+REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.html": "fail", "static.html": "skip",
+           "decorated_layers.html": "pass", "dom_balls.html": "pass", "svg_framelocked_escape.html": "fail"}
+BALLS = {"decorated_layers.html": 3, "dom_balls.html": 4, "timer_fixed.html": 5}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -47,3 +52,9 @@ async def test_ball_refresh_rate(runs: GameRuns, name: str) -> None:
     assert result.status == REFRESH[name], explain(result)
     if name == "framelocked.html":
         assert "4.0x faster" in result.detail and result.evidence[0].value == pytest.approx(4.0, abs=0.1)
+
+
+@pytest.mark.parametrize("name", list(BALLS))
+async def test_ball_count_ignores_decorations(runs: GameRuns, name: str) -> None:
+    bounds = (await runs.probes(name))["bounds"]
+    assert bounds.data["balls"] == BALLS[name], explain(bounds)

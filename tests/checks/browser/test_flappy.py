@@ -25,9 +25,23 @@ EXPECT = {
     "hint_never_ends.html": ("pass", "fail", "error"),       # never ends; "R: restart" drawn all along
     "no_restart.html": ("pass", "pass", "fail"),             # input ignored after game over
     "restart_dies.html": ("pass", "pass", "fail"),           # restart keeps the dead bird
+    # Games as people write them: other start inputs, restart buttons, DOM/SVG, layered canvases.
+    "click_start_layers.html": ("pass", "pass", "pass"),     # only a click starts; sky and game on two canvases
+    "enter_dom_button.html": ("pass", "pass", "pass"),       # DOM + transform, Enter starts, "Play again" button
+    "svg_framelocked_button.html": ("pass", "pass", "pass"), # SVG, Start and Restart <button>s
+    "canvas_play_button_particles.html": ("pass", "pass", "pass"),  # PLAY/RETRY drawn on the canvas, off-centre
+    "w_start_no_restart_button.html": ("pass", "pass", "fail"),     # W starts; the Restart button does nothing
+    "shake_dt.html": ("pass", "pass", "pass"),               # random shake every frame
 }
 REFRESH = {"dt_class_canvas.html": "pass", "fixed_func_overlay.html": "pass", "timer_dom.html": "pass",
-           "framelocked.html": "fail", "framelocked_autostart.html": "fail"}
+           "framelocked.html": "fail", "framelocked_autostart.html": "fail",
+           "click_start_layers.html": "pass", "enter_dom_button.html": "pass", "svg_framelocked_button.html": "fail",
+           "canvas_play_button_particles.html": "pass", "w_start_no_restart_button.html": "pass",
+           "shake_dt.html": "pass", "shake_framelocked.html": "fail"}
+# How each game is started, as the probes found it (Space is tried first).
+STARTS = {"dt_class_canvas.html": "Space", "click_start_layers.html": "a click", "enter_dom_button.html": "Enter",
+          "svg_framelocked_button.html": "a Start button", "canvas_play_button_particles.html": "a Start button",
+          "w_start_no_restart_button.html": "W"}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -60,3 +74,30 @@ async def test_flappy_refresh_rate(runs: GameRuns, name: str) -> None:
     if result.status == "fail":
         assert "4.0x faster" in result.detail
     assert [e.label.split()[0] for e in result.evidence if e.kind == "file"] == ["60", "240"]
+    started = STARTS.get(name, "Space")
+    assert (f"(started with {started})" in result.detail) == (started != "Space"), result.detail
+
+
+@pytest.mark.parametrize("name", list(STARTS))
+async def test_flappy_start_input_found(runs: GameRuns, name: str) -> None:
+    over = (await runs.probes(name))["game-over"]
+    assert over.data.get("start") == STARTS[name], explain(over)
+    assert over.detail.startswith(f"{STARTS[name]} starts the game")
+
+
+async def test_restart_names_every_input_tried(runs: GameRuns) -> None:
+    restart = (await runs.probes("w_start_no_restart_button.html"))["restart"]
+    for what in ("Space", "a click", "a Restart button", "Enter", "R", "W"):
+        assert f"{what}: nothing moved" in restart.detail, restart.detail
+
+
+async def test_restart_by_button(runs: GameRuns) -> None:
+    restart = (await runs.probes("enter_dom_button.html"))["restart"]
+    assert restart.detail.startswith("a Restart button starts a new game"), restart.detail
+
+
+async def test_refresh_rate_times_the_crash_when_pixels_cannot_tell(runs: GameRuns) -> None:
+    good, bad = await runs.refresh("shake_dt.html"), await runs.refresh("shake_framelocked.html")
+    assert good.data["crash_ratio"] == pytest.approx(1.0, abs=0.15), explain(good)
+    assert bad.data["crash_ratio"] == pytest.approx(4.0, abs=0.5), explain(bad)
+    assert "crashes after" in bad.detail and "4.0x faster" in bad.detail

@@ -1,0 +1,3 @@
+// The page keeps its list in memory only.
+const todos = [];
+function add(text) { todos.push(text); }

@@ -1,0 +1,1 @@
+window.addEventListener("resize", () => document.body.classList.toggle("narrow", innerWidth < 500));

@@ -1,0 +1,1 @@
+export { load, save } from './local.js';

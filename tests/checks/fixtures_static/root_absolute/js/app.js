@@ -1,0 +1,4 @@
+import { loadTodos, saveTodos } from "/js/lib/store.js";
+
+const todos = loadTodos();
+document.getElementById("list").addEventListener("click", () => saveTodos(todos));
