@@ -41,7 +41,7 @@ import httpx
 import structlog
 
 from ..config import ModelConfig
-from ..models._client import RETRYABLE_STATUSES, _ssl_context
+from ..models._client import RETRYABLE_STATUSES, _ssl_context, apply_thinking
 from ..models._stream import Assembled, ErrorEvent, _StreamState, assemble_completion
 from ..models._types import RequestStats, Usage
 from ._transcript import Transcript
@@ -232,13 +232,7 @@ class ModelGateway:
                 payload[key] = min(payload[key], limit)
             if not asked:
                 payload["max_tokens"] = limit
-        if cfg.thinking is not None:
-            on = cfg.thinking == "on"
-            if cfg.thinking_format == "deepseek":
-                payload["thinking"] = {"type": "enabled" if on else "disabled"}
-            else:
-                payload["chat_template_kwargs"] = {**(payload.get("chat_template_kwargs") or {}),
-                                                   "thinking": on, "enable_thinking": on}
+        apply_thinking(payload, cfg)
         if payload.get("stream"):
             payload["stream_options"] = {**(payload.get("stream_options") or {}), "include_usage": True}
         return payload

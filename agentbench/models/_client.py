@@ -54,6 +54,18 @@ RETRYABLE_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 _BODY_LIMIT = 2048
 
 
+def apply_thinking(payload: dict[str, Any], cfg: ModelConfig) -> None:
+    """Set the model's thinking toggle in a request body, in the form its engine reads (in place)."""
+    if cfg.thinking is None:
+        return
+    on = cfg.thinking == "on"
+    if cfg.thinking_format == "deepseek":
+        payload["thinking"] = {"type": "enabled" if on else "disabled"}
+    else:
+        payload["chat_template_kwargs"] = {**(payload.get("chat_template_kwargs") or {}),
+                                           "thinking": on, "enable_thinking": on}
+
+
 class _RetryableHTTP(ModelHTTPError):
     """A retryable status; carries the server's Retry-After in seconds, if any."""
 
@@ -161,12 +173,7 @@ class ChatClient:
         limit = max_tokens if max_tokens is not None else cfg.max_tokens
         if limit is not None:
             payload["max_tokens"] = limit
-        if cfg.thinking is not None:
-            on = cfg.thinking == "on"
-            if cfg.thinking_format == "deepseek":
-                payload["thinking"] = {"type": "enabled" if on else "disabled"}
-            else:
-                payload["chat_template_kwargs"] = {"thinking": on, "enable_thinking": on}
+        apply_thinking(payload, cfg)
         return payload
 
     async def chat(
