@@ -55,7 +55,11 @@ CHROMIUM_ARGS = [
     "--js-flags=--max-old-space-size=512",
     # A pooled page must never go "back" into a previous session's document.
     "--disable-back-forward-cache",
+    # A person's browser: sound may start without a gesture (a rejected play() is no page error a
+    # person sees), and nothing tells the page it is automated (navigator.webdriver is false).
+    "--autoplay-policy=no-user-gesture-required", "--disable-blink-features=AutomationControlled",
 ]
+IGNORED_DEFAULT_ARGS = ["--enable-automation"]
 WIPE_PATH = "/__agentbench_wipe__"  # our blank page, served on the artefact's origin
 MAX_REUSE = 40  # sessions per pooled context before it is replaced (bounds heap growth)
 
@@ -112,7 +116,8 @@ class BrowserHarness:
         try:
             self._pw = await async_playwright().start()
             self._browser = await self._pw.chromium.launch(
-                executable_path=self.chromium_path, headless=True, args=CHROMIUM_ARGS, timeout=60_000)
+                executable_path=self.chromium_path, headless=True, args=CHROMIUM_ARGS,
+                ignore_default_args=IGNORED_DEFAULT_ARGS, timeout=60_000)
         except PlaywrightError as exc:
             await self.close()
             raise CheckError(f"could not launch Chromium at {self.chromium_path}: {exc.message}") from exc

@@ -180,6 +180,23 @@ class PageSession:
             pass
 
     # ---- evaluation --------------------------------------------------------------------------
+    async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout_s: float | None = None) -> Any:
+        """Send one CDP command for this page (e.g. ``DOMDebugger.getEventListeners``) under the hard limit.
+
+        CDP reads what the page cannot replace (listeners, nodes, exceptions); nothing it does is a
+        page global. A reload may move the page to a new renderer: the session is renewed then.
+        """
+        for attempt in range(2):
+            if self._cdp is None or attempt:
+                self._cdp = await asyncio.wait_for(self.context.new_cdp_session(self.page), self.step_timeout_s)
+            try:
+                return await self.run_limited(self._cdp.send(method, params or {}), timeout_s=timeout_s,
+                                              what=f"reading the page ({method})")
+            except PlaywrightError as exc:
+                if attempt or not _NAV_GONE.search(exc.message):
+                    raise CheckError(f"CDP {method} failed: {exc.message.splitlines()[0]}") from exc
+        raise AssertionError("unreachable")
+
     async def eval(self, js: str, arg: Any = None, *, timeout_s: float = 5.0) -> Any:
         """``page.evaluate`` under the hard limit. Raises PageBroken when the page is unusable."""
         return await self.run_limited(self.page.evaluate(js, arg), timeout_s=timeout_s, what="evaluating")
