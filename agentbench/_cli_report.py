@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from .cli import _fail, app, out
+from ._cli_app import app, out
+from ._cli_app import fail as _fail
 from .errors import AgentbenchError
 
 # ---- report, local viewer, human verdicts, scorer ledger (agentbench.report) ---------------------

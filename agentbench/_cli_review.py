@@ -8,7 +8,8 @@ from pathlib import Path
 
 import typer
 
-from .cli import _fail, app, err, out
+from ._cli_app import app, err, out
+from ._cli_app import fail as _fail
 from .errors import AgentbenchError
 
 # ---- second-model review (agentbench.review) -----------------------------------------------------

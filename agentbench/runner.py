@@ -367,7 +367,7 @@ async def run(
     per_model = {m.name: asyncio.Semaphore(m.max_concurrency) for m in models}
 
     async def one(cell: CellRef, base_urls: dict[str, str]) -> None:
-        from .sandbox._engines import bind_engine
+        from .sandbox._binding import bind_engine
 
         async with gate, per_model[cell.model]:
             try:

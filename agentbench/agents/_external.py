@@ -89,7 +89,7 @@ async def _keep_logs(sandbox: Any, adir: Path) -> None:
 
 def _require_local_engine(name: str) -> None:
     """The gateway's socket is bind-mounted from this host: only an engine on this host can mount it."""
-    from ..sandbox._engines import bound_engine
+    from ..sandbox._binding import bound_engine
 
     engine = bound_engine()
     address = engine.config.address if engine is not None else None

@@ -380,7 +380,7 @@ def shared_checker() -> CheckerContainer:
     Inside a cell placed on one of a run's engines (``bind_engine``) the checker runs on that
     engine, one per engine; elsewhere on the environment's engine.
     """
-    from ..sandbox._engines import bound_engine
+    from ..sandbox._binding import bound_engine
 
     engine = bound_engine()
     key = engine.name if engine is not None else ""

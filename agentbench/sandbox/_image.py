@@ -55,7 +55,7 @@ def connect_docker(client: Any | None = None) -> Any:
     import docker
 
     if client is None:
-        from ._engines import bound_engine
+        from ._binding import bound_engine
 
         engine = bound_engine()
         if engine is not None:  # inside a cell placed on an engine: its sandboxes go there
