@@ -38,7 +38,7 @@ def _print_reviews(summary, *, quiet: bool = False) -> None:
                   "verdict", title=f"reviews by {escape(summary.reviewer)}")
     for _, r in summary.reviews:
         met = f"{sum(c.met for c in r.criteria)}/{len(r.criteria)}" if r.criteria else "-"
-        table.add_row(escape(r.task), escape(r.model_of_artefact), str(r.repeat), r.status,
+        table.add_row(escape(r.task), escape(r.lane), str(r.repeat), r.status,
                       "-" if r.score is None else f"{r.score:g}",
                       "-" if r.passed is None else ("pass" if r.passed else "fail"), met,
                       str(r.usage.prompt_tokens + r.usage.completion_tokens), f"{r.cost_usd:.4f}", f"{r.wall_s:.1f}",
@@ -47,7 +47,7 @@ def _print_reviews(summary, *, quiet: bool = False) -> None:
     for _, r in summary.reviews:
         if r.same_model_warning:
             console.print(f"[yellow]warning:[/] {escape(r.reviewer)} reviewed its own artefact "
-                          f"{escape(r.task)}/{escape(r.model_of_artefact)}/r{r.repeat}", highlight=False)
+                          f"{escape(r.task)}/{escape(r.lane)}/r{r.repeat}", highlight=False)
     for line in summary.skipped:
         console.print(f"not reviewed: {escape(line)}", highlight=False)
 

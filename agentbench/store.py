@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .checks._model import CheckResult
 from .errors import StoreError
-from .names import is_valid_name, name_field, validate_name
+from .names import BUILTIN_AGENT, is_valid_name, lane, name_field, split_lane, validate_name
 
 __all__ = [
     "AgentSummary",
@@ -47,6 +47,7 @@ __all__ = [
     "load_result",
     "new_run_id",
     "resolve_run_dir",
+    "split_lane",
     "write_json",
 ]
 
@@ -91,7 +92,7 @@ class CellRef(BaseModel):
     task: name_field("task id")  # both become folder names (agentbench/names.py)
     model: name_field("model name")
     repeat: int = Field(ge=0)
-    agent: str = "builtin"  # a registered agent name (agents/_registry.py): part of the lane's folder
+    agent: name_field("agent name") = BUILTIN_AGENT  # a registered agent: part of the lane's folder
 
     @property
     def lane(self) -> str:
@@ -103,9 +104,11 @@ class CellRef(BaseModel):
         return f"{self.task}/{self.lane}/r{self.repeat}"
 
 
-def lane(model: str, agent: str = "builtin") -> str:
-    """``model`` for the builtin agent (the layout before agents existed), else ``model@agent``."""
-    return model if agent == "builtin" else f"{model}@{agent}"
+    @classmethod
+    def of_lane(cls, task: str, lane_name: str, repeat: int, *, where: str = "") -> CellRef:
+        """The cell of a lane read back (a folder name, a command-line argument), its parts checked."""
+        model, agent = split_lane(lane_name, where=where)
+        return cls(task=task, model=model, repeat=repeat, agent=agent)
 
 
 def attempt_dir(run_dir: Path, cell: CellRef) -> Path:
