@@ -225,9 +225,9 @@ def models_check(name: str = typer.Argument(..., help="Model name from models.to
     except AgentbenchError as exc:
         _fail(exc)
     for item in items:
-        mark = "[green]ok[/]" if item.ok else "[red]FAIL[/]"
+        mark = "[green]ok[/]" if item.ok else "[red]FAIL[/]" if item.blocks else "[yellow]WARN[/]"
         out.print(f"{mark} {item.name}: {item.detail}", highlight=False)
-    raise typer.Exit(0 if all(i.ok for i in items) else 1)
+    raise typer.Exit(0 if all(i.ok or not i.blocks for i in items) else 1)
 
 
 @sandbox_app.command("build")

@@ -136,13 +136,15 @@ async def run_cell(
                 # left behind (a wrapper on PATH, a background process) can sway a verdict.
                 _close_later(sandbox)
                 sandbox = None
-        if isinstance(copy_error, SandboxError):  # an artefact left in the sandbox is not "no artefact"
-            raise copy_error
+        ended = outcome is not None and outcome.stop_reason == "sandbox-ended"
+        if isinstance(copy_error, SandboxError) and not ended:  # an artefact left in the sandbox is not
+            raise copy_error  # "no artefact"; one the agent's commands destroyed with its sandbox is
         result.artefact_path = "artefact"
         result.agent = AgentSummary(
             agent=cell.agent, status=outcome.status, stop_reason=outcome.stop_reason,
             budget_hit=outcome.budget_hit, turns=outcome.turns, tool_calls=outcome.tool_calls,
             tool_errors=outcome.tool_errors, text_tool_calls=outcome.text_tool_calls, summary=outcome.summary,
+            detail=outcome.detail,
         )
         result.speed = _speed(outcome.requests, outcome.usage)
         model_s = result.speed.model_wall_s
@@ -235,8 +237,10 @@ async def _preflight_models(models: list[ModelConfig]) -> dict[str, InfraError]:
                 items = await preflight(client)
         except AgentbenchError as exc:
             return model.name, InfraError(kind="preflight", message=str(exc))
-        bad = [i for i in items if not i.ok]
+        bad = [i for i in items if not i.ok and i.blocks]  # the model's own failings are for its cells
         if not bad:
+            for item in (i for i in items if not i.ok):
+                log.info("preflight.model_finding", model=model.name, item=item.name, detail=item.detail)
             return model.name, None
         detail = "; ".join(f"{i.name}: {i.detail}" for i in bad)
         log.warning("preflight.failed", model=model.name, detail=detail)

@@ -138,6 +138,9 @@ class AgentSummary(BaseModel):
     tool_errors: int = 0
     text_tool_calls: int = 0
     summary: str | None = None
+    # Why the session ended so when it was not the model's own choice: its sandbox stopped from the
+    # inside, the requests its agent built were rejected (a model outcome, with the reason).
+    detail: str | None = None
 
 
 class SpeedStats(BaseModel):
