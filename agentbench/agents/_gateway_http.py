@@ -4,7 +4,8 @@ Everything here is sized for an attacker on the other end (the sandbox): the req
 arrive within ``HEADER_TIMEOUT_S`` and fit ``HEADER_LIMIT``; the body within ``BODY_TIMEOUT_S``
 and ``BODY_LIMIT``, the limit checked before a byte of it is read (a declared Content-Length) or
 as it arrives (chunked). A request outside the bounds is answered with its status (400, 408,
-413) and the connection closed, its body never read.
+413, 431) and the connection closed, its body never read. A connection closed before a whole
+request arrived made no request: ConnectionError, nothing to answer.
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ async def read_request(reader: asyncio.StreamReader, *, header_timeout_s: float 
         raise Refused(408, f"no complete request head within {header_timeout_s:g} s") from None
     except asyncio.LimitOverrunError:
         raise Refused(431, f"request head over {HEADER_LIMIT // 1024} KiB") from None
-    except asyncio.IncompleteReadError:
-        raise Refused(400, "the connection closed inside the request head") from None
+    except asyncio.IncompleteReadError as exc:
+        # Closed before a whole head: no request was made (a readiness probe connects and closes).
+        raise ConnectionResetError(f"closed after {len(exc.partial)} bytes of a request head") from None
     lines = head.decode("latin-1").split("\r\n")
     try:
         method, target, _version = lines[0].split(" ", 2)
@@ -80,8 +82,8 @@ async def read_request(reader: asyncio.StreamReader, *, header_timeout_s: float 
             body = await _read_body(reader, headers, body_limit)
     except TimeoutError:
         raise Refused(408, f"the request body did not arrive within {body_timeout_s:g} s") from None
-    except asyncio.IncompleteReadError:
-        raise Refused(400, "the connection closed inside the request body") from None
+    except asyncio.IncompleteReadError as exc:
+        raise ConnectionResetError(f"closed after {len(exc.partial)} bytes of a request body") from None
     return Request(method=method, path=target.split("?", 1)[0].rstrip("/"), headers=headers, body=body)
 
 
