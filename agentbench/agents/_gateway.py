@@ -64,6 +64,7 @@ CONTAINER_DIR = "/run/agentbench"  # where the socket folder is mounted in the s
 SOCKET_NAME = "gateway.sock"
 ERROR_BODY_LIMIT = 4096
 RESPONSE_LIMIT = 16 * 1024 * 1024  # a non-streamed completion read back from upstream
+LINGER_S = 1.0  # a refused request's unread body is drained (discarded) this long before closing
 MAX_CONNECTIONS = 32  # per gateway: an agent needs a few; a flood must not take the run's descriptors
 
 
@@ -197,6 +198,8 @@ class ModelGateway:
             with contextlib.suppress(Exception):
                 await respond(writer, exc.status, error_body(f"agentbench gateway: {exc}", "invalid_request",
                                                              exc.status))
+                if exc.status == 413:  # its body is still coming: let the answer reach it first
+                    await _linger(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError) as exc:
             log.debug("gateway.connection_lost", error=str(exc))
         except Exception:  # noqa: BLE001 - one bad connection must not take the gateway down
@@ -362,3 +365,13 @@ class ModelGateway:
         if self._exchanges is not None:
             line = {"ts": time.time(), "turn": self.record.turns, "request": request, "response": response}
             self._exchanges.write(bounded_json(line) + "\n")
+
+
+async def _linger(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Let a refused client read its answer: closing with its body unread resets the connection,
+    and the reset can overtake the answer. What still arrives is discarded, for a second at most."""
+    writer.write_eof()
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(LINGER_S):
+            while await reader.read(1 << 16):
+                pass
