@@ -129,15 +129,16 @@ def test_open_command_serves_posts_and_stops(run_dir: Path) -> None:
 def test_the_token_goes_only_to_a_client_that_holds_it(run_dir: Path) -> None:
     """Any local user can connect to 127.0.0.1: without the printed URL's token, nothing is served."""
     with ReportServer([run_dir]) as server:
-        assert server.open_url.startswith(server.url) and server.token in server.open_url
         with httpx.Client(base_url=server.url, timeout=10) as stranger:
             for path in ("/", "/index.html", "/api/verdicts", "/api/ledger",
                          "/files/run-a/flappy/beta/r1/evidence/strip-60.png", "/?token=guess"):
                 got = stranger.get(path)
                 assert got.status_code == 403 and server.token not in got.text, path
-            assert stranger.get("/", headers={"Cookie": f"{server.cookie_name}=guess"}).status_code == 403
-            other = f"agentbench_report_{int(server.url.rsplit(':', 1)[1].strip('/')) + 1}={server.token}"
+            port = int(server.url.rsplit(":", 1)[1].strip("/"))
+            assert stranger.get("/", headers={"Cookie": f"agentbench_report_{port}=guess"}).status_code == 403
+            other = f"agentbench_report_{port + 1}={server.token}"
             assert stranger.get("/", headers={"Cookie": other}).status_code == 403  # another server's cookie
+        assert server.open_url.startswith(server.url) and server.token in server.open_url
         with httpx.Client(base_url=server.url, timeout=10) as owner:
             first = owner.get(server.open_url)
             assert first.status_code == 303 and first.headers["location"] == "/"
