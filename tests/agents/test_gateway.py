@@ -194,3 +194,76 @@ async def test_only_the_sandbox_user_reaches_the_socket(tmp_path: Path) -> None:
             assert _connects_as(SANDBOX_UID, sock)
             for uid in others[:4]:  # uid 1000 was the sandbox's uid, and the host's first user
                 assert not _connects_as(uid, sock), uid
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="becoming another user, to run the gateway without root, needs root")
+def test_without_root_a_posix_acl_lets_only_the_sandbox_user_in(tmp_path: Path) -> None:
+    """agentbench in the docker group, not root: it cannot give the folder away, so an ACL names the sandbox user."""
+    import socket
+    import tempfile
+
+    from agentbench.agents._socket_dir import private_socket_dir, restrict_socket
+    from agentbench.sandbox._users import SANDBOX_UID
+
+    owner = 54321  # an account of no one, as the non-root agentbench
+    shared = Path(tempfile.mkdtemp(prefix="agentbench-acl-test-"))  # pytest's own temp folder is root's alone
+    shared.chmod(0o777)
+    where = shared / "where"
+    ready, done = os.pipe(), os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child: the gateway's side, without root
+        code = 1
+        os.close(ready[0])
+        os.close(done[1])
+        try:
+            os.setgroups([])
+            os.setgid(owner)
+            os.setuid(owner)
+            os.environ["TMPDIR"] = str(shared)
+            tempfile.tempdir = None
+            folder = private_socket_dir()
+            path = folder / "gateway.sock"
+            server = socket.socket(socket.AF_UNIX)
+            server.bind(str(path))
+            server.listen(64)
+            restrict_socket(folder, path)
+            where.write_text(str(path))
+            os.write(ready[1], b"1")
+            os.read(done[0], 1)  # serve until the parent has tried
+            server.close()
+            path.unlink()
+            folder.rmdir()
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(ready[1])
+    os.close(done[0])
+    try:
+        assert os.read(ready[0], 1) == b"1", "the gateway side could not set up its socket without root"
+        sock = Path(where.read_text())
+        assert os.stat(sock.parent).st_uid == owner and os.stat(sock.parent).st_mode & 0o007 == 0
+        assert _connects_as(SANDBOX_UID, sock)
+        assert not _connects_as(1000, sock) and not _connects_as(65534, sock)
+    finally:
+        os.close(done[1])  # the child's read returns: it cleans up and exits
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        os.close(ready[0])
+        import shutil
+
+        shutil.rmtree(shared, ignore_errors=True)
+    assert status == 0
+
+
+def test_a_host_account_holding_one_of_our_uids_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pwd
+
+    from agentbench.errors import SandboxError
+    from agentbench.sandbox import _users
+
+    taken = pwd.getpwuid(os.getuid())
+    monkeypatch.setattr(_users, "OURS", {**_users.OURS, taken.pw_uid: "the sandbox user"})
+    monkeypatch.setattr(_users, "_checked", False)
+    with pytest.raises(SandboxError, match=f"host user '{taken.pw_name}'.*usermod"):
+        _users.check_host_users()
+    monkeypatch.setattr(_users, "OURS", {60600: "the sandbox user"})
+    _users.check_host_users()  # no account here holds it
