@@ -70,7 +70,7 @@ def review_cmd(
     blind: bool = typer.Option(False, "--blind", help="Withhold the probe results (saved as review-<reviewer>-blind.json)."),
     pairwise: bool = typer.Option(False, "--pairwise", help="Compare two models' artefacts of --task, in both orders."),
     task: str | None = typer.Option(None, "--task", "-t", help="Only these task(s), comma-separated; one with --pairwise."),
-    model: str | None = typer.Option(None, "--models", "-m", help="Only these models' artefacts, comma-separated."),
+    model: str | None = typer.Option(None, "--models", "-m", help="Only these models' (or lanes', model@agent) artefacts, comma-separated."),
     missing: bool = typer.Option(False, "--missing", help="Only attempts without an ok review by this reviewer."),
     max_reasks: int = typer.Option(1, "--max-reasks", min=0, help="Re-asks after an invalid answer."),
     concurrency: int = typer.Option(1, "--concurrency", "-j", min=1, help="Attempts reviewed at once."),

@@ -104,6 +104,10 @@ class CellRef(BaseModel):
         return f"{self.task}/{self.lane}/r{self.repeat}"
 
 
+    def named_by(self, names: list[str] | None) -> bool:
+        """True when ``names`` is None or holds this cell's lane or its model (every lane of it)."""
+        return names is None or self.lane in names or self.model in names
+
     @classmethod
     def of_lane(cls, task: str, lane_name: str, repeat: int, *, where: str = "") -> CellRef:
         """The cell of a lane read back (a folder name, a command-line argument), its parts checked."""
@@ -215,6 +219,10 @@ class RunManifest(BaseModel):
     cells: list[CellRef] = Field(default_factory=list)
     status: Literal["running", "completed", "interrupted", "failed"] = "running"
     updated_at: str = Field(default_factory=utcnow)
+
+    def lanes(self) -> list[str]:
+        """What a filter may name in this run: its model names and its lanes (``model@agent``)."""
+        return list(dict.fromkeys([*self.models, *(c.lane for c in self.cells)]))
 
 
 def resolve_run_dir(out_dir: Path, ref: str) -> Path:

@@ -43,7 +43,6 @@ from ._review import (
     _slug,
     _usable,
     ask_json,
-    in_lanes,
     reviewable,
     same_model,
 )
@@ -174,7 +173,7 @@ async def pairwise_task(
     attempts: dict[str, dict[int, tuple[Path, AttemptResult]]] = {}
     bare: dict[str, str] = {}  # lane -> its model's name (for its config)
     for cell in manifest.cells:
-        if cell.task != task_id or not in_lanes(cell, models):
+        if cell.task != task_id or not cell.named_by(models):
             continue
         adir = cell_dir(run_dir, cell)
         result = load_result(adir / "result.json")

@@ -29,7 +29,7 @@ from ..checks._checklist import checklist_path
 from ..config import ModelConfig, load_models, resolve_api_key, resolve_model
 from ..errors import ConfigError, ModelError, ModelHTTPError, StoreError
 from ..models import ChatClient
-from ..store import AttemptResult, CellRef, RunManifest, lane, load_manifest, load_result, utcnow, write_json
+from ..store import AttemptResult, lane, load_manifest, load_result, utcnow, write_json
 from ..store import attempt_dir as cell_dir
 from ..tasks import Task, load_task
 from ._prompt import (
@@ -321,16 +321,6 @@ def _fill(record: ReviewRecord, answer: ReviewAnswer, rubric: Rubric) -> None:
 # -- a whole run -------------------------------------------------------------------------------
 
 
-def run_lanes(manifest: RunManifest) -> list[str]:
-    """What ``--models`` may name in a run: its model names and its lanes (``model@agent``)."""
-    return list(dict.fromkeys([*manifest.models, *(c.lane for c in manifest.cells)]))
-
-
-def in_lanes(cell: CellRef, wanted: list[str] | None) -> bool:
-    """True when ``wanted`` is None or names the cell's lane or its model (every lane of it)."""
-    return wanted is None or cell.lane in wanted or cell.model in wanted
-
-
 def reviewable(adir: Path, result: AttemptResult | None, task: Task) -> str | None:
     """Why an attempt cannot be reviewed (None: it can)."""
     if result is None:
@@ -364,7 +354,7 @@ async def review_run(
     opts = options or ReviewOptions()
     manifest = load_manifest(run_dir)
     summary = ReviewRunSummary(run_id=manifest.run_id, run_dir=run_dir, reviewer=reviewer.name)
-    for asked, known, what in ((tasks, manifest.tasks, "task"), (models, run_lanes(manifest), "model")):
+    for asked, known, what in ((tasks, manifest.tasks, "task"), (models, manifest.lanes(), "model")):
         unknown = [x for x in asked or [] if x not in known]
         if unknown:
             raise StoreError(f"Run {manifest.run_id} has no {what} {unknown}; it has {', '.join(known)}.")
@@ -376,7 +366,7 @@ async def review_run(
         setup[tid] = (task, load_rubric(tid, checklist=checklist), checklist)
     todo: list[AttemptResult] = []
     for cell in manifest.cells:
-        if cell.task not in setup or not in_lanes(cell, models):
+        if cell.task not in setup or not cell.named_by(models):
             continue
         adir = cell_dir(run_dir, cell)
         result = load_result(adir / "result.json")
