@@ -315,8 +315,11 @@ async def run(
     progress: ProgressFn | None = None,
 ) -> RunSummary:
     """Run the matrix; returns when every cell has a stored result."""
+    from ._limits import raise_fd_limit
     from ._scheduler import NoEngineLeft, open_pool
     from .models import DemoServer
+
+    raise_fd_limit()  # many cells' gateways, engine clients and checkers share this process
 
     # An engine that does not answer stops the run before anything is written, naming it.
     pool = await open_pool(_engine_configs(options), options.notice, _check_images(options))
