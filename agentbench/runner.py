@@ -136,13 +136,15 @@ async def run_cell(
                 # left behind (a wrapper on PATH, a background process) can sway a verdict.
                 _close_later(sandbox)
                 sandbox = None
-        if isinstance(copy_error, SandboxError):  # an artefact left in the sandbox is not "no artefact"
-            raise copy_error
+        ended = outcome is not None and outcome.stop_reason == "sandbox-ended"
+        if isinstance(copy_error, SandboxError) and not ended:  # an artefact left in the sandbox is not
+            raise copy_error  # "no artefact"; one the agent's commands destroyed with its sandbox is
         result.artefact_path = "artefact"
         result.agent = AgentSummary(
             agent=cell.agent, status=outcome.status, stop_reason=outcome.stop_reason,
             budget_hit=outcome.budget_hit, turns=outcome.turns, tool_calls=outcome.tool_calls,
             tool_errors=outcome.tool_errors, text_tool_calls=outcome.text_tool_calls, summary=outcome.summary,
+            detail=outcome.detail,
         )
         result.speed = _speed(outcome.requests, outcome.usage)
         model_s = result.speed.model_wall_s
@@ -235,8 +237,10 @@ async def _preflight_models(models: list[ModelConfig]) -> dict[str, InfraError]:
                 items = await preflight(client)
         except AgentbenchError as exc:
             return model.name, InfraError(kind="preflight", message=str(exc))
-        bad = [i for i in items if not i.ok]
+        bad = [i for i in items if not i.ok and i.blocks]  # the model's own failings are for its cells
         if not bad:
+            for item in (i for i in items if not i.ok):
+                log.info("preflight.model_finding", model=model.name, item=item.name, detail=item.detail)
             return model.name, None
         detail = "; ".join(f"{i.name}: {i.detail}" for i in bad)
         log.warning("preflight.failed", model=model.name, detail=detail)
@@ -311,8 +315,11 @@ async def run(
     progress: ProgressFn | None = None,
 ) -> RunSummary:
     """Run the matrix; returns when every cell has a stored result."""
+    from ._limits import raise_fd_limit
     from ._scheduler import NoEngineLeft, open_pool
     from .models import DemoServer
+
+    raise_fd_limit()  # many cells' gateways, engine clients and checkers share this process
 
     # An engine that does not answer stops the run before anything is written, naming it.
     pool = await open_pool(_engine_configs(options), options.notice, _check_images(options))
@@ -367,7 +374,7 @@ async def run(
     per_model = {m.name: asyncio.Semaphore(m.max_concurrency) for m in models}
 
     async def one(cell: CellRef, base_urls: dict[str, str]) -> None:
-        from .sandbox._engines import bind_engine
+        from .sandbox._binding import bind_engine
 
         async with gate, per_model[cell.model]:
             try:

@@ -30,8 +30,12 @@ python3 -m pip install -q --disable-pip-version-check -e '.[test]'
 
 # The sandbox image, and the checker image every browser check runs in (its code layer is rebuilt
 # on demand when the check code changes).
-if ! docker image inspect agentbench/web:latest >/dev/null 2>&1 \
-        || ! docker image inspect agentbench/checker-runtime:latest >/dev/null 2>&1; then
+# Their tags come from the code (they name the uid the images' users have).
+read -r web_tag runtime_tag < <(python3 -c 'from agentbench.sandbox import IMAGE_TAG as w
+from agentbench.sandbox._checker_image import CHECKER_RUNTIME_TAG as r
+print(w, r)')
+if ! docker image inspect "$web_tag" >/dev/null 2>&1 \
+        || ! docker image inspect "$runtime_tag" >/dev/null 2>&1; then
     echo "setup: building the sandbox and checker images (first time only: a few minutes)"
     python3 -m agentbench sandbox build
 fi

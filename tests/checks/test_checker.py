@@ -15,6 +15,7 @@ import pytest
 from agentbench.checks._checker import CheckerContainer, read_artefact_files
 from agentbench.errors import CheckError
 from agentbench.sandbox._checker_image import checker_code_files
+from agentbench.sandbox._users import CHECKER_UID
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "agentbench" / "models" / "demo_data"
@@ -58,7 +59,7 @@ async def test_one_locked_down_container_checks_many_artefacts_and_is_replaced_w
         await checker.start()
         attrs = checker.container.attrs
         host = attrs["HostConfig"]
-        assert host["NetworkMode"] == "none" and attrs["Config"]["User"] == "1000:1000"
+        assert host["NetworkMode"] == "none" and attrs["Config"]["User"] == f"{CHECKER_UID}:{CHECKER_UID}"
         assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
         assert host["ReadonlyRootfs"] is True and host["Memory"] == 2**30 == host["MemorySwap"]
         assert host["PidsLimit"] > 0 and host["NanoCpus"] > 0 and set(host["Tmpfs"]) == {"/tmp", "/home/checker"}
@@ -72,10 +73,11 @@ async def test_one_locked_down_container_checks_many_artefacts_and_is_replaced_w
         assert (tmp_path / "b" / shot.path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert checker.started == 1  # one warm container served both
 
-        # Chromium runs as uid 1000 in there, and the root file system is read-only.
+        # Chromium runs as the checker uid in there (no host account has it), and the root is read-only.
         probe = checker.container.exec_run(["sh", "-c", "grep -l chrom /proc/[0-9]*/cmdline | head -1 | "
                                             "xargs dirname | xargs -I{} grep Uid {}/status; touch /x"])
-        assert "Uid:\t1000\t1000" in probe.output.decode() and "Read-only file system" in probe.output.decode()
+        assert f"Uid:\t{CHECKER_UID}\t{CHECKER_UID}" in probe.output.decode()
+        assert "Read-only file system" in probe.output.decode()
 
         checker.container.kill()
         again = await checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "c" / "evidence")
