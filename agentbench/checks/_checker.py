@@ -26,6 +26,7 @@ import base64
 import contextlib
 import json
 import os
+import secrets
 import socket
 import stat
 import threading
@@ -171,7 +172,7 @@ class CheckerContainer:
         from ..sandbox._checker_image import ensure_checker_image
         from ..sandbox._image import connect_docker
         from ..sandbox._owner import container_labels, sweep_orphans_once
-        from ..sandbox._users import CHECKER_UID, check_host_users
+        from ..sandbox._users import CHECKER_UID, CHROMIUM_UID, check_host_users
 
         check_host_users()
         if self._client is None and self._engine is not None:
@@ -193,10 +194,19 @@ class CheckerContainer:
             raise CheckError(f"could not start the checker container from {image}: {exc}") from exc
         self.started += 1
         self._dead, self._stderr, self._oom = None, [], False
+        port = secrets.choice(range(20000, 60000))
         try:
-            exec_id = self._client.api.exec_create(self.container.id, WORKER_CMD, stdin=True, stdout=True,
-                                                   stderr=True)["Id"]
+            # The worker first (its closed stdin stops the container, however this process ends),
+            # then Chromium under its own uid: the worker (CHECKER_UID) connects to it over CDP, so a
+            # compromised renderer cannot reach the worker's pipe to forge an answer.
+            exec_id = self._client.api.exec_create(
+                self.container.id, WORKER_CMD, stdin=True, stdout=True, stderr=True,
+                environment={"AGENTBENCH_CDP_ENDPOINT": f"http://127.0.0.1:{port}"})["Id"]
             self._sock = self._client.api.exec_start(exec_id, socket=True)
+            chromium = self._client.api.exec_create(
+                self.container.id, _chromium_cmd(port), user=f"{CHROMIUM_UID}:{CHROMIUM_UID}",
+                environment={"HOME": "/tmp/chromium-home"})["Id"]
+            self._client.api.exec_start(chromium, detach=True)
         except docker.errors.DockerException as exc:
             self._remove()
             raise CheckError(f"could not start the check worker in the checker container: {exc}") from exc
@@ -361,6 +371,21 @@ class CheckerContainer:
                 continue
         stats = self.container.stats(stream=False, one_shot=True)
         return stats["cpu_stats"]["cpu_usage"]["total_usage"] / 1e9
+
+
+def _chromium_cmd(port: int) -> list[str]:
+    """The checker's Chromium: the harness's flags and Playwright's defaults, DevTools on loopback.
+
+    The port is reachable only inside the container (``--network none``); the page cannot reach it
+    (every request of the page is routed by the harness, and DevTools refuses WebSockets that carry
+    an Origin). Its output is dropped: a page must not fill the container's /tmp through it.
+    """
+    from ._chromium_flags import CHROMIUM_ARGS, PLAYWRIGHT_DEFAULTS
+
+    flags = list(dict.fromkeys([*PLAYWRIGHT_DEFAULTS, *CHROMIUM_ARGS]))
+    return ["sh", "-c", 'exec "$0" "$@" >/dev/null 2>&1', HEADLESS_SHELL, *flags,
+            f"--remote-debugging-port={port}", "--remote-debugging-address=127.0.0.1",
+            "--user-data-dir=/tmp/chromium-home/profile", "about:blank"]
 
 
 def _write_evidence(evidence_dir: Path, items: list[list[str]]) -> None:

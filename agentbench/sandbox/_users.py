@@ -10,7 +10,9 @@ https://systemd.io/UIDS-GIDS/: above regular users, which stop at 60000, and hom
 - ``SANDBOX_UID``: the agent, its commands and external agents, in every sandbox;
 - ``KEEPER_UID``: the sandbox's init and ``sleep infinity``: another uid, so the agent cannot signal
   it (``kill -9 -1`` used to stop the container and was booked as an infrastructure error);
-- ``CHECKER_UID``: the checker container (its worker and Chromium).
+- ``CHECKER_UID``: the checker container and its worker (which judges the page);
+- ``CHROMIUM_UID``: Chromium in the checker: another uid, so a compromised renderer cannot write
+  the worker's pipe (or its driver's) and forge an answer.
 
 :func:`check_host_users` refuses to start a container when a host account has one of them.
 """
@@ -22,12 +24,14 @@ import pwd
 
 from agentbench.errors import SandboxError
 
-__all__ = ["CHECKER_UID", "KEEPER_UID", "SANDBOX_UID", "check_host_users", "host_accounts_with"]
+__all__ = ["CHECKER_UID", "CHROMIUM_UID", "KEEPER_UID", "SANDBOX_UID", "check_host_users", "host_accounts_with"]
 
 SANDBOX_UID = 60600
 KEEPER_UID = 60601
 CHECKER_UID = 60610
-OURS = {SANDBOX_UID: "the sandbox user", KEEPER_UID: "the sandbox's init", CHECKER_UID: "the checker user"}
+CHROMIUM_UID = 60611
+OURS = {SANDBOX_UID: "the sandbox user", KEEPER_UID: "the sandbox's init", CHECKER_UID: "the checker user",
+        CHROMIUM_UID: "the checker's Chromium"}
 _checked = False
 
 

@@ -33,6 +33,7 @@ from playwright.async_api import Browser, BrowserContext, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from ...errors import CheckError
+from .._chromium_flags import CHROMIUM_ARGS, IGNORED_DEFAULT_ARGS
 from ._frames import Frame
 from ._page import ORIGIN, PageBroken, PageSession
 from ._serve import ServeBudget, is_plain_file, serve_file
@@ -44,23 +45,6 @@ log = structlog.get_logger()
 
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic", "--mute-audio",
-    "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-    "--disable-backgrounding-occluded-windows",
-    # Nothing leaves the machine even where routing cannot see it (WebSockets, WebRTC).
-    "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
-    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-    # A runaway allocation crashes the tab at 512 MB instead of eating the machine.
-    "--js-flags=--max-old-space-size=512",
-    # A pooled page must never go "back" into a previous session's document.
-    "--disable-back-forward-cache",
-    # A person's browser: sound may start without a gesture (a rejected play() is no page error a
-    # person sees), and nothing tells the page it is automated (navigator.webdriver is false).
-    "--autoplay-policy=no-user-gesture-required", "--disable-blink-features=AutomationControlled",
-]
-IGNORED_DEFAULT_ARGS = ["--enable-automation"]
 WIPE_PATH = "/__agentbench_wipe__"  # our blank page, served on the artefact's origin
 MAX_REUSE = 40  # sessions per pooled context before it is replaced (bounds heap growth)
 
@@ -75,8 +59,12 @@ class BrowserHarness:
     gathers the page errors of every session opened, for the shared ``runtime-errors`` check.
     """
 
-    def __init__(self, chromium_path: str | None = None, *, max_sessions: int | None = None) -> None:
+    def __init__(self, chromium_path: str | None = None, *, max_sessions: int | None = None,
+                 cdp_endpoint: str | None = None) -> None:
         self.chromium_path = chromium_path or DEFAULT_CHROMIUM
+        # A Chromium started by someone else (the checker container starts it under its own uid):
+        # connect to its DevTools endpoint instead of launching one.
+        self.cdp_endpoint = cdp_endpoint
         self.max_sessions = max_sessions or _env_sessions() or max(2, os.cpu_count() or 2)
         self.contexts_created = 0  # browser contexts made (sessions_opened - reuses)
         self.page_errors: list[str] = []
@@ -98,7 +86,10 @@ class BrowserHarness:
         await self.close()
 
     async def start(self) -> None:
-        """Launch Chromium; raises CheckError with an install hint when it cannot."""
+        """Launch Chromium (or connect to ``cdp_endpoint``); raises CheckError with a hint when it cannot."""
+        if self.cdp_endpoint:
+            await self._connect(self.cdp_endpoint)
+            return
         if not Path(self.chromium_path).exists():
             raise CheckError(f"Chromium not found at {self.chromium_path}: install it "
                              "(`apt-get install chromium`) or set AGENTBENCH_CHROMIUM")
@@ -110,6 +101,20 @@ class BrowserHarness:
         except PlaywrightError as exc:
             await self.close()
             raise CheckError(f"could not launch Chromium at {self.chromium_path}: {exc.message}") from exc
+
+    async def _connect(self, endpoint: str, wait_s: float = 30.0) -> None:
+        self._pw = await async_playwright().start()
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                self._browser = await self._pw.chromium.connect_over_cdp(endpoint, timeout=10_000)
+                return
+            except PlaywrightError as exc:
+                if time.monotonic() > deadline:  # Chromium is still starting: its port opens late
+                    await self.close()
+                    raise CheckError(f"could not connect to Chromium at {endpoint} within {wait_s:g} s: "
+                                     f"{exc.message.splitlines()[0]}") from exc
+                await asyncio.sleep(0.05)
 
     @property
     def connected(self) -> bool:

@@ -30,7 +30,7 @@ from typing import Any
 
 __all__ = ["main"]
 
-JOBS = Path(os.environ.get("AGENTBENCH_CHECKER_JOBS", "/tmp/agentbench-jobs"))
+JOBS = Path(os.environ.get("AGENTBENCH_CHECKER_JOBS", "/tmp/agentbench-jobs"))  # the worker's own (0700)
 MAX_LINE = 256 * 1024 * 1024  # a request carries the artefact: the host caps it well below this
 
 
@@ -67,6 +67,10 @@ def _read_evidence(job: Path) -> list[list[str]]:
     return out
 
 
+class ChromiumGone(RuntimeError):
+    """The browser the worker connected to is gone: the worker ends, and the host replaces the container."""
+
+
 class Worker:
     """Holds the warm harness; relaunches Chromium when it went away between requests."""
 
@@ -81,11 +85,14 @@ class Worker:
         from ._harness import BrowserHarness
 
         async with self._lock:
+            endpoint = os.environ.get("AGENTBENCH_CDP_ENDPOINT") or None
             if self.harness is not None and not self.harness.connected:
                 await self.harness.close()
                 self.harness = None
+                if endpoint:  # Chromium runs under its own uid and cannot be started from here
+                    raise ChromiumGone("Chromium went away (it runs as its own user; the host starts it anew)")
             if self.harness is None:
-                harness = BrowserHarness(os.environ.get("AGENTBENCH_CHROMIUM"))
+                harness = BrowserHarness(os.environ.get("AGENTBENCH_CHROMIUM"), cdp_endpoint=endpoint)
                 await harness.start()
                 self.harness = harness
             return self.harness
@@ -102,6 +109,7 @@ class Worker:
         job = JOBS / f"job-{int(rid)}"
         try:
             shutil.rmtree(job, ignore_errors=True)
+            JOBS.mkdir(mode=0o700, exist_ok=True)  # Chromium's uid cannot read or change the jobs
             (job / "artefact").mkdir(parents=True)
             _write_artefact(job / "artefact", request["files"])
             # One artefact at a time on the shared harness: its page-error, dialog and blocked logs
@@ -111,8 +119,14 @@ class Worker:
                 harness = await self.harness_up()
                 results = await run_browser_checks_async(request["task"], job / "artefact", job / "evidence",
                                                          entry=request.get("entry", "index.html"), harness=harness)
+                if not harness.connected and os.environ.get("AGENTBENCH_CDP_ENDPOINT"):
+                    # The browser died under this artefact: no answer (the host sees the worker end,
+                    # replaces the container and tries the artefact once more).
+                    raise ChromiumGone("Chromium went away during the check")
             await self.send({"id": rid, "results": [r.model_dump(mode="json") for r in results],
                              "evidence": _read_evidence(job)})
+        except ChromiumGone:
+            os._exit(3)
         except Exception as exc:  # noqa: BLE001 - one artefact's failure is its own answer
             await self.send({"id": rid, "error": f"{type(exc).__name__}: {exc}"})
         finally:
@@ -122,6 +136,17 @@ class Worker:
 
 
 async def _serve(out: Any) -> int:
+    try:
+        return await _serve_requests(out)
+    finally:
+        # The host is gone (its pipe closed) or the worker cannot go on: stop the container too, so
+        # a host process that died leaves no running checker behind (init, PID 1, passes the
+        # signal on to `sleep`).
+        with contextlib.suppress(OSError):
+            os.kill(1, signal.SIGTERM)
+
+
+async def _serve_requests(out: Any) -> int:
     worker = Worker(out)
     try:
         harness = await worker.harness_up()
@@ -151,10 +176,6 @@ async def _serve(out: Any) -> int:
         await asyncio.gather(*tasks, return_exceptions=True)
     if worker.harness is not None:
         await worker.harness.close()
-    # The host is gone (its pipe closed): stop the container too, so a host process that died
-    # leaves no running checker behind (init, PID 1, passes the signal on to `sleep`).
-    with contextlib.suppress(OSError):
-        os.kill(1, signal.SIGTERM)
     return 0
 
 
