@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from ._numbers import human_number
 from .cli import _fail, app, err, out
 from .errors import AgentbenchError
 
@@ -38,7 +39,7 @@ def _print_reviews(summary, *, quiet: bool = False) -> None:
     for _, r in summary.reviews:
         met = f"{sum(c.met for c in r.criteria)}/{len(r.criteria)}" if r.criteria else "-"
         table.add_row(escape(r.task), escape(r.model_of_artefact), str(r.repeat), r.status,
-                      "-" if r.score is None else f"{r.score:g}",
+                      "-" if r.score is None else human_number(r.score),
                       "-" if r.passed is None else ("pass" if r.passed else "fail"), met,
                       str(r.usage.prompt_tokens + r.usage.completion_tokens), f"{r.cost_usd:.4f}", f"{r.wall_s:.1f}",
                       escape(r.verdict or (r.error.message[:160] if r.error else "")))
