@@ -7,7 +7,6 @@ runner with the builder replaced by a spy.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -117,8 +116,11 @@ def test_first_use_of_an_agent_builds_its_image_once_with_a_progress_line(
     import agentbench.sandbox as sandbox
 
     real_exists = sandbox.image_exists
-    monkeypatch.setattr(sandbox, "image_exists",  # this engine "lacks" the aider image: its first use
-                        lambda client, tag=sandbox.IMAGE_TAG: False if "agent-aider" in tag else real_exists(client, tag))
+
+    def exists(client, tag=sandbox.IMAGE_TAG) -> bool:  # this engine "lacks" the aider image: its first use
+        return False if "agent-aider" in tag else real_exists(client, tag)
+
+    monkeypatch.setattr(sandbox, "image_exists", exists)
     builds: list[str] = []
 
     def fake_build(image, client, *, base, tag, log=print):
