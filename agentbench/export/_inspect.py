@@ -69,7 +69,7 @@ def _records(run_dir: Path, cell: CellRef) -> list[dict[str, Any]]:
     rel = f"{attempt_dir(run_dir, cell).relative_to(run_dir).as_posix()}/transcript.jsonl"
     try:
         raw = read_bytes(run_dir, rel, max_bytes=MAX_TRANSCRIPT_BYTES)
-    except (AgentbenchError, OSError):
+    except (AgentbenchError, OSError, ValueError):
         return []
     out = []
     for line in raw.decode("utf-8", errors="replace").splitlines():

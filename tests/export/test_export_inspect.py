@@ -86,6 +86,15 @@ def run_dir(tmp_path: Path) -> Path:
          speed=SpeedStats(requests=4, prompt_tokens=4000, completion_tokens=900),
          checks=[CheckResult(id="load", status="pass", detail="loads"),
                  CheckResult(id="refresh-rate", status="error", detail="could not tell")])
+    aider = attempt_dir(run_dir, CellRef(task="flappy", model="alpha", repeat=1, agent="aider"))
+    (aider / "transcript.jsonl").write_text("\n".join(json.dumps(r) for r in [  # as the gateway records it
+        {"kind": "event", "event": "conversation", "turn": 1, "messages": 2},
+        {"kind": "message", "turn": 1, "message": {"role": "user", "content": "Build Flappy Bird."}},
+        {"kind": "message", "turn": 1, "message": {"role": "assistant", "content": "Here it is."}}]) + "\n")
+    # A transcript that is a link out of the run is not followed (files in a run are data).
+    outside = run_dir.parent / "secret.jsonl"
+    outside.write_text(json.dumps({"kind": "message", "message": {"role": "user", "content": "SECRET"}}) + "\n")
+    (attempt_dir(run_dir, budget) / "transcript.jsonl").symlink_to(outside)
     manifest.cells.append(CellRef(task="converter", model="alpha", repeat=2))  # planned, not run yet
     write_json(run_dir / "run.json", manifest)
     return run_dir
@@ -163,6 +172,11 @@ def test_transcript_becomes_inspect_messages(run_dir: Path) -> None:
     assert isinstance(ok_tool, ChatMessageTool) and ok_tool.function == "write_file" and ok_tool.error is None
     assert failed_tool.function == "run" and failed_tool.error is not None
     assert sample.output.completion == "Done: index.html."
+    linked = next(s for s in inspect_log.read_eval_log(info.name).samples if s.epoch == 2)
+    assert linked.messages == [] and "SECRET" not in json.dumps(linked.model_dump(mode="json"))
+    (info,) = [i for i in inspect_log.list_eval_logs(str(run_dir / "inspect")) if "_flappy_alpha@aider_" in i.name]
+    (aider,) = inspect_log.read_eval_log(info.name).samples
+    assert [(m.role, m.text) for m in aider.messages] == [("user", "Build Flappy Bird."), ("assistant", "Here it is.")]
 
 
 def test_metrics_are_our_pass_rates_and_budget_is_a_limit(run_dir: Path) -> None:
