@@ -10,6 +10,7 @@ import typer
 
 from ._cli_app import app, err, out
 from ._cli_app import fail as _fail
+from ._numbers import human_number
 from .errors import AgentbenchError
 
 # ---- second-model review (agentbench.review) -----------------------------------------------------
@@ -39,7 +40,7 @@ def _print_reviews(summary, *, quiet: bool = False) -> None:
     for _, r in summary.reviews:
         met = f"{sum(c.met for c in r.criteria)}/{len(r.criteria)}" if r.criteria else "-"
         table.add_row(escape(r.task), escape(r.lane), str(r.repeat), r.status,
-                      "-" if r.score is None else f"{r.score:g}",
+                      "-" if r.score is None else human_number(r.score),
                       "-" if r.passed is None else ("pass" if r.passed else "fail"), met,
                       str(r.usage.prompt_tokens + r.usage.completion_tokens), f"{r.cost_usd:.4f}", f"{r.wall_s:.1f}",
                       escape(r.verdict or (r.error.message[:160] if r.error else "")))

@@ -305,6 +305,28 @@ def stats_cmd(
         out.print(f"[yellow]infra error (not counted):[/] {line}", highlight=False)
 
 
+@app.command("export")
+def export_cmd(
+    run_ref: str = typer.Argument(..., metavar="RUN", help="Run id or run folder."),
+    fmt: str = typer.Option("inspect", "--format", "-f", help="Output format: inspect (Inspect AI .eval logs)."),
+    out_dir: Path = typer.Option(Path("artefacts"), "--out", "--runs", help="Folder that holds run folders."),
+    to: Path | None = typer.Option(None, "--to", help="Folder for the exported files (default: <run>/inspect)."),
+) -> None:
+    """Export a run for other tools: one Inspect eval log per task and lane (open with `inspect view`)."""
+    from .export import FORMATS, export_inspect
+    from .store import resolve_run_dir
+
+    try:
+        if fmt not in FORMATS:
+            raise AgentbenchError(f"Unknown export format '{fmt}'; choose one of: {', '.join(FORMATS)}.")
+        paths = export_inspect(resolve_run_dir(out_dir, run_ref), to)
+    except AgentbenchError as exc:
+        _fail(exc)
+    for path in paths:
+        out.print(f"wrote {path}", highlight=False)
+    if paths:
+        out.print(f"open them with: inspect view --log-dir {paths[0].parent}", highlight=False)
+
 
 # Commands in their own modules register on the shared app (_cli_app) when imported; last, so
 # `--help` lists run, check, ... first.

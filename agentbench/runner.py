@@ -263,6 +263,34 @@ def _check_agents(names: set[str]) -> None:
         get_agent(name)
 
 
+async def _prepare_agent_images(cells: list[CellRef], notice: Callable[[str], None] | None,
+                                engines: list[Any]) -> dict[str, InfraError]:
+    """The image of every external agent these cells use, built now on first use (with progress lines).
+
+    Built before any cell starts, so the build never eats into an attempt's wall-clock budget and
+    happens once, not once per cell. A run with the builtin agent only (the demo) builds nothing.
+    External agents run on an engine of this machine only (their gateway socket is bind-mounted):
+    without one, nothing is built here and their cells say why. Returns the agents whose image
+    could not be made, with the reason their cells get.
+    """
+    from .agents import ensure_agent_image, get_agent
+    from .sandbox._engines import bind_engine
+
+    names = sorted({c.agent for c in cells} - {"builtin"})
+    local = next((e for e in engines if e.config.address is None or e.config.address.startswith("unix://")), None)
+    failed: dict[str, InfraError] = {}
+    if not names or local is None:
+        return failed
+    say = notice or (lambda m: log.info("agent.image", msg=m))
+    for name in names:
+        try:
+            with bind_engine(local):  # the thread below inherits the binding
+                await asyncio.to_thread(ensure_agent_image, get_agent(name).image(), log=say)
+        except AgentbenchError as exc:
+            failed[name] = InfraError(kind="sandbox", message=f"the {name} agent's image could not be built: {exc}")
+    return failed
+
+
 def _check_images(options: RunOptions) -> list[Any]:
     """The checker's runtime image, on every engine whose cells are checked in a container there."""
     from .checks._checker import host_browser_opted_in
@@ -369,6 +397,14 @@ async def run(
             if progress:
                 progress("done", cell, res)
         todo = [c for c in todo if c.model not in failed]
+    failed_agents = await _prepare_agent_images(todo, options.notice, pool.live())
+    for cell in [c for c in todo if c.agent in failed_agents]:
+        res = _infra_result(run_id, run_dir, cell, by_task[cell.task], by_model[cell.model], options.max_tokens,
+                            failed_agents[cell.agent])
+        summary.results.append(res)
+        if progress:
+            progress("done", cell, res)
+    todo = [c for c in todo if c.agent not in failed_agents]
     demo_needed = any(by_model[c.model].demo for c in todo)
     gate = asyncio.Semaphore(max(1, options.concurrency))
     per_model = {m.name: asyncio.Semaphore(m.max_concurrency) for m in models}

@@ -169,4 +169,6 @@ def ensure_agent_image(image: AgentImage, client: Any | None = None, *, log: Log
     with _build_lock():  # two runs (or test sessions) wanting it at once build it once
         if image_exists(client, tag):
             return tag
+        log(f"First use of the {image.name} agent on this engine: building its image {tag} "
+            f"(once per version; about a minute, more on a slow network).")
         return build_agent_image(image, client, base=IMAGE_TAG, tag=tag, log=log)
