@@ -55,16 +55,6 @@ TRANSCRIPT = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _reset_logging():
-    """The CLI points structlog at CliRunner's stderr, which is closed after each invoke: later tests
-    that log would write to a closed file."""
-    yield
-    import structlog
-
-    structlog.reset_defaults()
-
-
 def _add(run_dir: Path, manifest: RunManifest, cell: CellRef, **kw) -> None:
     adir = attempt_dir(run_dir, cell)
     (adir / "artefact").mkdir(parents=True)
