@@ -50,10 +50,12 @@ fi
 # The sandbox image, and the checker image every browser check runs in (its code layer is rebuilt
 # on demand when the check code changes).
 # Their tags come from the code (they name the uid the images' users have).
-read -r web_tag runtime_tag < <(python3 -c 'from agentbench.sandbox import IMAGE_TAG as w
+tags="$(python3 -c 'from agentbench.sandbox import IMAGE_TAG as w
 from agentbench.sandbox._checker_image import CHECKER_RUNTIME_TAG as r
-print(w, r)')
-if ! docker image inspect "$web_tag" >/dev/null 2>&1 \
+print(w, r)')" || { echo "setup: could not import agentbench to name its images" >&2; exit 1; }
+read -r web_tag runtime_tag <<< "$tags" || true
+if [ -z "${web_tag:-}" ] || [ -z "${runtime_tag:-}" ] \
+        || ! docker image inspect "$web_tag" >/dev/null 2>&1 \
         || ! docker image inspect "$runtime_tag" >/dev/null 2>&1; then
     echo "setup: building the sandbox and checker images (first time only: a few minutes)"
     python3 -m agentbench sandbox build

@@ -30,8 +30,10 @@ def _setup_calls(tmp_path: Path, *args: str, images_built: bool) -> list[str]:
     for tool in SHIMS:
         # `docker image inspect` answers like an engine with or without our images; the rest succeed.
         miss = "" if images_built else 'if [ "$1 $2" = "image inspect" ]; then exit 1; fi\n'
+        # python3 -c names the images the way the real one does (setup.sh asks it for their tags).
+        tags = 'if [ "$1" = "-c" ]; then echo "agentbench/web:u1 agentbench/checker-runtime:u1"; fi\n'
         (bin_dir / tool).write_text(f'#!{shutil.which("bash")}\necho "{tool} $*" >> "{log}"\n'
-                                    + (miss if tool == "docker" else ""))
+                                    + (miss if tool == "docker" else tags if tool == "python3" else ""))
         (bin_dir / tool).chmod(0o755)
     proc = subprocess.run([str(bin_dir / "bash"), str(ROOT / "scripts" / "setup.sh"), *args], cwd=tmp_path,
                           env={"PATH": str(bin_dir), "HOME": str(tmp_path)}, capture_output=True, text=True,

@@ -15,6 +15,7 @@ import pytest
 from agentbench.checks._checker import CheckerContainer, read_artefact_files
 from agentbench.errors import CheckError
 from agentbench.sandbox._checker_image import checker_code_files
+from agentbench.sandbox._owner import PID
 from agentbench.sandbox._users import CHECKER_UID, CHROMIUM_UID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -273,7 +274,8 @@ def test_a_killed_cli_leaves_no_running_checker(tmp_path: Path, docker_client, c
         while not mine and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.1)
             mine = [c for c in docker_client.containers.list(filters={"label": "agentbench.kind=checker"})
-                    if float(c.labels.get("agentbench.created", "0")) >= began]
+                    if float(c.labels.get("agentbench.created", "0")) >= began
+                    and c.labels.get(PID) == str(proc.pid)]  # this CLI's, not another process's
         assert mine, "the CLI never started a checker container"
         proc.kill()
         proc.wait(10)
