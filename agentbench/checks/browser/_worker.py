@@ -148,18 +148,29 @@ async def _serve(out: Any) -> int:
 
 async def _serve_requests(out: Any) -> int:
     worker = Worker(out)
-    try:
-        harness = await worker.harness_up()
-        await worker.send({"ready": True, "chromium": harness.version, "pid": os.getpid()})
-    except Exception as exc:  # noqa: BLE001 - reported to the host, which shows it
-        await worker.send({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
-        return 1
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=MAX_LINE)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    # The host may die while Chromium starts (it starts Chromium after this worker): a closed
+    # stdin ends the wait at once, not after the connect's time limit.
+    first = asyncio.ensure_future(reader.readline())
+    up = asyncio.ensure_future(worker.harness_up())
+    await asyncio.wait({first, up}, return_when=asyncio.FIRST_COMPLETED)
+    if first.done() and not first.result():
+        up.cancel()
+        await asyncio.gather(up, return_exceptions=True)
+        return 1
+    try:
+        harness = await up
+        await worker.send({"ready": True, "chromium": harness.version, "pid": os.getpid()})
+    except Exception as exc:  # noqa: BLE001 - reported to the host, which shows it
+        first.cancel()
+        await worker.send({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
+        return 1
     tasks: set[asyncio.Task] = set()
     while True:
-        line = await reader.readline()
+        line = await first if first is not None else await reader.readline()
+        first = None
         if not line:
             break
         try:
