@@ -207,8 +207,62 @@
     return null;
   });
 
+  // More built-ins, captured at init like N (the game probes' readers use them after page code ran).
+  const G = {
+    play: HTMLMediaElement.prototype.play,
+    then: Promise.prototype.then,
+    addColorStop: CanvasGradient.prototype.addColorStop,
+    WeakMap: window.WeakMap,
+    scrollIntoView: Element.prototype.scrollIntoView,
+    setAttribute: Element.prototype.setAttribute,
+    round: Math.round,
+    hypot: Math.hypot,
+    getAnimations: Document.prototype.getAnimations,
+    animPause: window.Animation ? Animation.prototype.pause : null,
+    animTime: window.Animation ? Object.getOwnPropertyDescriptor(Animation.prototype, "currentTime") : null,
+    animState: window.Animation ? Object.getOwnPropertyDescriptor(Animation.prototype, "playState") : null,
+  };
+
+  // ---- sound: a person's browser plays it or stays silent, never shows an error -----------------
+  // Autoplay is allowed in the harness's Chromium; play() can still reject (a codec we lack, a
+  // play() cut short by pause()). A person hears nothing and sees nothing, so the promise the page
+  // gets always resolves and no rejection becomes a page error.
+  defineValue(HTMLMediaElement.prototype, "play", function play() {
+    let p;
+    try { p = G.play.call(this); } catch (e) { return N.Promise.resolve(); }
+    if (!p || typeof p !== "object") return N.Promise.resolve();
+    return new N.Promise((resolve) => { G.then.call(p, resolve, () => resolve()); });
+  });
+
   // ---- canvas instrumentation: text and circles drawn (what a person would read and see) ------
   const C2D = CanvasRenderingContext2D.prototype;
+  // Gradient stops, read back by styleAlpha/styleKey: a glow fades to transparent at its edge, a
+  // shaded ball does not.
+  const gradStops = new G.WeakMap();
+  defineValue(CanvasGradient.prototype, "addColorStop", function addColorStop(offset, colour) {
+    try {
+      const rec = gradStops.get(this) || { first: String(colour), edge: -1, edgeAlpha: 1 };
+      if (Number(offset) >= rec.edge) { rec.edge = Number(offset); rec.edgeAlpha = colourAlpha(String(colour)); }
+      gradStops.set(this, rec);
+    } catch (e) { /* ignore */ }
+    return G.addColorStop.call(this, offset, colour);
+  });
+  function colourAlpha(style) {
+    if (style === "transparent") return 0;
+    if (style.charCodeAt(0) === 35) {
+      if (style.length === 9) return parseInt(style.slice(7), 16) / 255;
+      if (style.length === 5) return parseInt(style.slice(4), 16) / 15;
+      return 1;
+    }
+    const i = style.lastIndexOf(",");
+    if ((style.startsWith("rgba") || style.startsWith("hsla")) && i > 0) return parseFloat(style.slice(i + 1));
+    const slash = style.lastIndexOf("/");
+    if (slash > 0 && style.endsWith(")")) {  // rgb(0 0 0 / 50%)
+      const v = parseFloat(style.slice(slash + 1));
+      return style.slice(slash).includes("%") ? v / 100 : v;
+    }
+    return 1;
+  }
   for (const name of ["fillText", "strokeText"]) {
     const orig = C2D[name];
     defineValue(C2D, name, function (text, ...rest) {
@@ -247,23 +301,50 @@
     } catch (e) { /* ignore */ }
   }
   function styleAlpha(style) {
-    if (typeof style !== "string") return 1;  // gradients and patterns: taken as opaque
-    if (style.charCodeAt(0) === 35) return style.length === 9 ? parseInt(style.slice(7), 16) / 255 : 1;
-    const i = style.lastIndexOf(",");
-    return style.startsWith("rgba") && i > 0 ? parseFloat(style.slice(i + 1)) : 1;
+    if (typeof style === "string") return colourAlpha(style);
+    const rec = style && gradStops.get(style);
+    return rec ? rec.edgeAlpha : 1;  // a gradient: as opaque as its outer edge; a pattern: opaque
+  }
+  // What colour a ball is drawn in (for telling balls apart): the style, a gradient's first stop.
+  function styleKey(style) {
+    if (typeof style === "string") return style.slice(0, 40);
+    const rec = style && gradStops.get(style);
+    return rec ? rec.first.slice(0, 40) : "pattern";
   }
   function commitCircles(ctx, style) {
     if (!S.pending.length) return;
     try {
       const alpha = ctx.globalAlpha * styleAlpha(style);
+      const key = styleKey(style);
       for (const c of S.pending) {
         if (c.length === 4 && c[0] === ctx.canvas && S.circles.length < 2000) {
-          c.push(alpha);
+          c.push(alpha, key);
           S.circles.push(c);
         }
       }
     } catch (e) { /* ignore */ }
   }
+  // A round sprite (a ball image drawn square) is a ball as much as an arc is.
+  defineValue(C2D, "drawImage", function drawImage(img, ...a) {
+    try {
+      let dx, dy, dw, dh;
+      if (a.length >= 8) { dx = a[4]; dy = a[5]; dw = a[6]; dh = a[7]; }
+      else if (a.length >= 4) { dx = a[0]; dy = a[1]; dw = a[2]; dh = a[3]; }
+      else { dx = a[0]; dy = a[1]; dw = img && (img.naturalWidth || img.width); dh = img && (img.naturalHeight || img.height); }
+      dw = Math.abs(Number(dw)); dh = Math.abs(Number(dh));
+      const cw = this.canvas.width, ch = this.canvas.height;
+      if (dw >= 3 && Math.abs(dw - dh) <= 0.15 * Math.max(dw, dh) && dw < 0.4 * Math.min(cw, ch)
+          && S.circles.length < 2000) {
+        const m = N.getTransform.call(this);
+        const x = Number(dx) + dw / 2, y = Number(dy) + dh / 2;
+        const scale = Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+        const src = img && typeof img.src === "string" ? img.src.slice(-40) : "image";
+        S.circles.push([this.canvas, m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f, dw / 2 * scale,
+          this.globalAlpha, "img:" + src]);
+      }
+    } catch (e) { /* ignore */ }
+    return N.drawImage.call(this, img, ...a);
+  });
   for (const [name, arity] of [["arc", 3], ["ellipse", 4]]) {
     const orig = C2D[name];
     defineValue(C2D, name, function (...a) {
@@ -316,6 +397,18 @@
   // Pages without a canvas are captured as a raster of their element boxes (background colours,
   // rounded boxes, images, text) drawn into the small canvas: fast enough to capture inside the
   // stepping evaluate, and what moves on screen moves in it.
+  const bgImages = new Map();  // background-image url -> an <img> of ours (the page loaded it already)
+  function bgImage(css) {
+    const m = /url\(["']?([^"')]+)["']?\)/.exec(css);
+    if (!m) return null;
+    let img = bgImages.get(m[1]);
+    if (img === undefined && bgImages.size < 50) {
+      img = N.createElement.call(document, "img");
+      G.setAttribute.call(img, "src", m[1]);
+      bgImages.set(m[1], img);
+    }
+    return img || null;
+  }
   function rasterDom(sctx, w, h) {
     const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
     const sx = w / vw, sy = h / vh;
@@ -359,6 +452,13 @@
           N.fill.call(sctx);
         } else {
           sctx.fillRect(x, y, bw, bh);
+        }
+      }
+      const bgi = st.backgroundImage;
+      if (bgi && bgi.indexOf("url(") >= 0) {  // a sprite drawn as a background image (a DOM bird)
+        const img = bgImage(bgi);
+        if (img && img.complete && img.naturalWidth > 0) {
+          try { N.drawImage.call(sctx, img, x, y, bw, bh); } catch (e) { /* not drawable */ }
         }
       }
       const bwid = parseFloat(st.borderTopWidth) || 0;
@@ -484,7 +584,11 @@
     const first = els[0];
     let arena = first instanceof SVGElement ? first.ownerSVGElement : first.offsetParent;
     if (arena === document.body || arena === document.documentElement) arena = null;
-    return { dom: true, els, arena };
+    const cols = els.map((el) => {
+      const st = N.getComputedStyle(el);
+      return (el instanceof SVGElement ? st.fill : st.backgroundColor + " " + st.backgroundImage).slice(0, 60);
+    });
+    return { dom: true, els, arena, cols };
   }
   function arenaRect(t) {
     if (t.arena) {  // inside its border: where a ball can be seen
@@ -509,6 +613,56 @@
     return [Math.round(a.width), Math.round(a.height)];
   }
 
+  // ---- bodies: what a person takes for balls, logged every `every` frames for the ball probes ----
+  // Every opaque circle drawn (a ball, its highlight, its outline): which of them are balls is
+  // decided from how they move (Python: a highlight rides on its ball). A circle drawn twice at
+  // the same place (fill, then stroke) is logged once.
+  const B = { every: 0, target: undefined, log: [], colours: [], ids: new Map(), rescan: 0 };
+  function colourId(key) {
+    let id = B.ids.get(key);
+    if (id === undefined && B.colours.length < 200) { id = B.colours.length; B.colours.push(key); B.ids.set(key, id); }
+    return id === undefined ? -1 : id;
+  }
+  function dedupe(cs) {
+    const out = [];
+    for (let i = 0; i < cs.length && out.length < 400; i++) {
+      const c = cs[i];
+      const x = G.round(c[0] * 10) / 10, y = G.round(c[1] * 10) / 10, r = G.round(c[2] * 10) / 10;
+      let dup = false;
+      for (let k = out.length - 1; k >= 0 && k >= out.length - 3; k--) {
+        const o = out[k];
+        if (o[0] === x && o[1] === y && o[2] === r) { dup = true; break; }
+      }
+      if (!dup) out.push([x, y, r, c[3]]);
+    }
+    return out;
+  }
+  function logBodies() {
+    const t = B.target;
+    if (t === undefined || t === null || (t.dom && ++B.rescan % 30 === 0) || (t.nodeType && !t.isConnected)) {
+      B.target = pickTrackCanvas();
+    }
+    const cs = [];
+    let size = null;
+    if (B.target && B.target.dom) {
+      const a = arenaRect(B.target);
+      size = [G.round(a.width), G.round(a.height)];
+      for (let k = 0; k < B.target.els.length; k++) {
+        const el = B.target.els[k];
+        if (!el.isConnected) continue;
+        const r = N.getRect.call(el);
+        if (r.width <= 0) continue;
+        cs.push([r.left + r.width / 2 - a.left, r.top + r.height / 2 - a.top, Math.max(r.width, r.height) / 2,
+          colourId(B.target.cols[k])]);
+      }
+    } else if (B.target) {
+      size = [B.target.width, B.target.height];
+      const src = S.circles.length ? S.circles : (S.frame - S.lastCircleFrame <= 6 ? S.lastCircles : []);
+      for (const [cv, x, y, r, a, key] of src) if (cv === B.target && a >= FAINT) cs.push([x, y, r, colourId(key || "")]);
+    }
+    if (B.log.length < 20000) B.log.push([S.frame, dedupe(cs), size]);
+  }
+
   // ---- stepping --------------------------------------------------------------------------------
   let channel = null, wake = null;  // one channel for every yield (creating one costs more)
   function yieldTask() {
@@ -519,6 +673,28 @@
     return new N.Promise((resolve) => { wake = resolve; channel.port2.postMessage(0); });
   }
   function frameTime(n) { return n * 1000 / S.fps; }
+  // CSS animations and transitions (and element.animate()) run on the virtual clock too: each is
+  // taken over when first seen running and set to its virtual age every frame, so a fade-in shows
+  // after a virtual second and a blinking hint blinks alike in every run of the same script.
+  const anims = new G.WeakMap();  // Animation -> virtual time it started at (ms)
+  function stepAnimations() {
+    if (!G.getAnimations || !G.animTime) return;
+    let list;
+    try { list = G.getAnimations.call(document); } catch (e) { return; }
+    for (let i = 0; i < list.length && i < 500; i++) {
+      const a = list[i];
+      try {
+        let start = anims.get(a);
+        if (start === undefined) {
+          if (G.animState.get.call(a) !== "running") continue;
+          start = S.now - (Number(G.animTime.get.call(a)) || 0);
+          anims.set(a, start);
+        }
+        if (G.animState.get.call(a) === "running") G.animPause.call(a);
+        G.animTime.set.call(a, S.now - start);
+      } catch (e) { /* an animation the page replaced or cancelled */ }
+    }
+  }
   async function stepFrame() {
     S.frame++;
     const ft = frameTime(S.frame);
@@ -528,8 +704,10 @@
     const due = Array.from(S.rafs.entries());
     S.rafs.clear();
     for (const [, cb] of due) invoke(cb, window, [ft]);
+    stepAnimations();
     await yieldTask();
-    if (S.circles.length) S.lastCircles = S.circles;
+    if (S.circles.length) { S.lastCircles = S.circles; S.lastCircleFrame = S.frame; }
+    if (B.every > 0 && S.frame % B.every === 0) { try { logBodies(); } catch (e) { /* ignore */ } }
   }
 
   const api = {
@@ -573,6 +751,27 @@
     },
     capture,
     hasCanvas() { return visibleCanvases().length > 0; },
+    // Log the bodies (see logBodies) every `every` frames from now on (0: stop).
+    bodyTrack(every) { B.every = every | 0; B.log = []; B.target = undefined; return true; },
+    // The bodies logged since the last call: {log: [[frame, [[x, y, r, colourId]...], [w, h]]...], colours}.
+    bodies() { const log = B.log; B.log = []; return { log, colours: B.colours.slice() }; },
+    // A person scrolls the game into view: the largest canvas (else the largest element with a
+    // drawn background) when it does not fit in the viewport where it is.
+    reveal() {
+      const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
+      let best = null, area = 0;
+      for (const c of N.querySelectorAll.call(document, "canvas")) {
+        const r = N.getRect.call(c);
+        if (r.width < 50 || r.height < 50 || r.width * r.height <= area) continue;
+        best = c; area = r.width * r.height;
+      }
+      if (!best) return false;
+      const r = N.getRect.call(best);
+      if (r.top >= 0 && r.left >= 0 && r.bottom <= vh + 1 && r.right <= vw + 1) return false;
+      if (r.top < 0 && r.bottom > vh) return false;  // taller than the window: it is in view
+      G.scrollIntoView.call(best, { block: r.height > vh ? "start" : "center", inline: "nearest" });
+      return true;
+    },
     // The largest visible canvas's box in CSS px (the viewport when there is none).
     mainRect() {
       const list = visibleCanvases();
