@@ -28,7 +28,7 @@ __all__ = ["Spawn", "ball_probes", "find_spawn", "shared_spawn"]
 WATCH = 62.0       # virtual s the balls are watched for (unless all come to rest sooner)
 TRY_S = 2.5        # a spawn try is watched this long after load
 CHUNK = 2.0        # the watch reads the bodies this often (virtual s)
-REST_S = 3.0       # every body still for this long: the animation has settled
+REST_S = 5.0       # every body still (within a px) for this long: the animation has settled
 EVERY = 3          # bodies are logged every 3rd frame (20 per virtual s at 60 Hz)
 CAP = 0.5          # pixel captures (motion, evidence)
 refresh_input("ball", [])

@@ -170,11 +170,11 @@ def bounces(pts: list[tuple[float, float, float]], floor_band: float) -> list[fl
     return [h for h in heights if h > 2.0]
 
 
-def at_rest(log: list[tuple[float, list[Body]]], since_ms: float, tol: float = 1.5) -> bool:
+def at_rest(log: list[tuple[float, list[Body]]], since_ms: float, tol: float = 1.0) -> bool:
     """Whether every body drawn after ``since_ms`` stayed within ``tol`` px of where it was.
 
     Bodies are compared in draw order (the same count in every sample); a ball still jittering
-    by a pixel looks settled to a person. No body at all is at rest too.
+    by under a pixel looks settled to a person; one sinking slowly moves more than that. No body at all is at rest too.
     """
     recent = [bodies for t, bodies in log if t >= since_ms]
     if len(recent) < 2:

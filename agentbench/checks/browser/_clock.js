@@ -399,13 +399,27 @@
   // stepping evaluate, and what moves on screen moves in it.
   const bgImages = new Map();  // background-image url -> an <img> of ours (the page loaded it already)
   function bgImage(css) {
-    const m = /url\(["']?([^"')]+)["']?\)/.exec(css);
-    if (!m) return null;
-    let img = bgImages.get(m[1]);
+    // url("...") as computed style writes it (quotes inside escaped), or url(...) unquoted
+    let i = css.indexOf("url(");
+    if (i < 0) return null;
+    i += 4;
+    let url = "";
+    const q = css[i];
+    if (q === '"' || q === "'") {
+      for (let k = i + 1; k < css.length && css[k] !== q; k++) {
+        if (css[k] === "\\" && k + 1 < css.length) k++;
+        url += css[k];
+      }
+    } else {
+      const end = css.indexOf(")", i);
+      url = css.slice(i, end < 0 ? css.length : end).trim();
+    }
+    if (!url) return null;
+    let img = bgImages.get(url);
     if (img === undefined && bgImages.size < 50) {
       img = N.createElement.call(document, "img");
-      G.setAttribute.call(img, "src", m[1]);
-      bgImages.set(m[1], img);
+      G.setAttribute.call(img, "src", url);
+      bgImages.set(url, img);
     }
     return img || null;
   }

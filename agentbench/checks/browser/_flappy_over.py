@@ -97,15 +97,17 @@ RESTART_INPUTS = [("Space", "press:Space"), ("a click", "click:0.5,0.5"),
 async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str) -> tuple[bool, str]:
     """Flap for 2 s after a restart input: a new game moves and is not over within a second."""
     start_i = run.index(run.now)
-    end = run.now + 2.0
+    end = t_in + 2.0
+    next_flap = t_in + 0.3
     again: float | None = None
     while run.now < end - 1e-9 and not run.broken:
-        await run.advance(min(FLAP_PERIOD, end - run.now))
-        at = await over_since(run, t_in + 0.05, dom_before)
-        if at is not None:
-            again = at
+        await run.advance(max(0.0, min(next_flap, end) - run.now))
+        if await over_since(run, max(t_in + 0.15, run.now - 0.3), dom_before) is not None:
+            again = run.now
             break
-        await run.do(flap)
+        if run.now >= next_flap - 1e-9 and run.now < end - 1e-9:
+            await run.do(flap)
+            next_flap += FLAP_PERIOD
     changes = sum(1 for i in range(start_i + 1, run.last_index() + 1)
                   if run.code(i - 1) is not None and run.code(i) is not None
                   and differs(run.code(i - 1), run.code(i)))  # type: ignore[arg-type]
@@ -129,7 +131,7 @@ async def restart(run: Run, start: tuple[str, str] | None, flap: str) -> CheckRe
         if not await run.do(action):
             tried.append(f"{name}: none shown")
             continue
-        await run.advance(0.1)
+        await run.advance(0.05)
         if len(run.reloads) > reloads:
             tried.append(f"{name}: reloads the page")
             break  # the page is back at its start: later inputs would not act on a game over

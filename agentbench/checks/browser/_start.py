@@ -72,7 +72,10 @@ async def _trial(ctx: ProbeContext, steps: list[Step], against: Run | None, afte
     except BaseException:
         await run.close()
         raise
-    won = against is not None and bool(run.inputs) and run.inputs[-1][2] and lasting(run, against, after, WATCH)
+    # A page that reloads itself after the input (a crash that restarts the page) left the course too.
+    changed = lasting(run, against, after, WATCH) or (bool(run.reloads) and not against.reloads) \
+        if against is not None else False
+    won = against is not None and bool(run.inputs) and run.inputs[-1][2] and changed
     if not won:
         await run.close()
     return run, won
