@@ -190,14 +190,17 @@ def at_rest(log: list[tuple[float, list[Body]]], since_ms: float, tol: float = 1
 
 
 def speeds(tracks: list[Track], t_from: float, t_to: float) -> list[float]:
-    """Each moving ball's mean speed (px per virtual s) between ``t_from`` and ``t_to`` (ms)."""
+    """Each ball's speed while it moves (px per virtual s) between ``t_from`` and ``t_to`` (ms).
+
+    Its fastest sample-to-sample speed (of three or more): how fast it flies, not how long it
+    then rests (a ball that settles sooner covers the same path in a fixed window).
+    """
     out = []
     for tr in tracks:
         pts = [p for p in tr.pts if t_from <= p[0] <= t_to]
-        if len(pts) < 3:
-            continue
-        dist = sum(abs(b[1] - a[1]) + abs(b[2] - a[2]) for a, b in zip(pts, pts[1:], strict=False))
-        span = (pts[-1][0] - pts[0][0]) / 1000
-        if span > 0 and dist > 2:
-            out.append(dist / span)
+        vs = sorted((abs(b[1] - a[1]) + abs(b[2] - a[2])) / ((b[0] - a[0]) / 1000)
+                    for a, b in zip(pts, pts[1:], strict=False) if b[0] > a[0])
+        vs = [v for v in vs if v > 5]
+        if len(vs) >= 3:
+            out.append(vs[-1])
     return out

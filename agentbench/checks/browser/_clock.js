@@ -241,7 +241,8 @@
   const gradStops = new G.WeakMap();
   defineValue(CanvasGradient.prototype, "addColorStop", function addColorStop(offset, colour) {
     try {
-      const rec = gradStops.get(this) || { first: String(colour), edge: -1, edgeAlpha: 1 };
+      const rec = gradStops.get(this) || { first: "", edge: -1, edgeAlpha: 1, n: 0 };
+      if (rec.n++ < 4) rec.first += (rec.first ? "/" : "") + String(colour).slice(0, 24);
       if (Number(offset) >= rec.edge) { rec.edge = Number(offset); rec.edgeAlpha = colourAlpha(String(colour)); }
       gradStops.set(this, rec);
     } catch (e) { /* ignore */ }
@@ -305,11 +306,11 @@
     const rec = style && gradStops.get(style);
     return rec ? rec.edgeAlpha : 1;  // a gradient: as opaque as its outer edge; a pattern: opaque
   }
-  // What colour a ball is drawn in (for telling balls apart): the style, a gradient's first stop.
+  // What colour a ball is drawn in (for telling balls apart): the style, a gradient's stops.
   function styleKey(style) {
     if (typeof style === "string") return style.slice(0, 40);
     const rec = style && gradStops.get(style);
-    return rec ? rec.first.slice(0, 40) : "pattern";
+    return rec ? rec.first.slice(0, 80) : "pattern";
   }
   function commitCircles(ctx, style) {
     if (!S.pending.length) return;
