@@ -115,9 +115,13 @@ def rejoins(flap: Run, base: Run, after: float, until: float) -> float | None:
     return None
 
 
-async def _flap_run(ctx: ProbeContext, start: Start, action: str) -> Run:
+async def _flap_run(ctx: ProbeContext, start: Start, action: str, over: Over) -> Run:
+    """The start, then taps; played until B's end (where F may rejoin B), at most FLAP_WATCH s."""
     extra = [Step(start.t0 + dt, action) for dt in TAPS]
-    return await start.replay(ctx, extra, start.t0 + FLAP_WATCH)
+    end = start.t0 + FLAP_WATCH
+    if over.at is not None:
+        end = min(end, max(start.t0 + TAPS[0] + 1.6, over.at + 0.2))
+    return await start.replay(ctx, extra, end)
 
 
 def _game_over(start: Start, base: Run, over: Over, flap: Run | None, lifted: bool) -> CheckResult:
@@ -175,20 +179,20 @@ async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
         return [CheckResult(id=c, status="fail", detail=why) for c in ("flap-input", "game-over", "restart", "score")]
     runs: list[Run] = []
     try:
-        base = start.claim() or await start.replay(ctx, [], 2.5)
+        base = start.claim() or await start.replay(ctx, [], start.t0 + 1.5)
         runs.append(base)
         t0 = start.t0
         over, again, alive = await _play_base(ctx, start, base)
         texts = await score_texts(base, t0)
         await base.close()
-        flap = await _flap_run(ctx, start, FLAP_INPUTS[0][1])
+        flap = await _flap_run(ctx, start, FLAP_INPUTS[0][1], over)
         runs.append(flap)
         status, detail, data = judge_flap("Space", base, flap, t0 + TAPS[0])
         flap_name = "Space"
         if status != "pass":
             texts += await score_texts(flap, t0)
             await flap.close()
-            click = await _flap_run(ctx, start, FLAP_INPUTS[1][1])
+            click = await _flap_run(ctx, start, FLAP_INPUTS[1][1], over)
             runs.append(click)
             s2, d2, data2 = judge_flap("a click", base, click, t0 + TAPS[0])
             if s2 == "pass":

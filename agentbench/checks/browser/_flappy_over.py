@@ -22,6 +22,7 @@ GAME_OVER_RE = re.compile(r"game\s*-?\s*over|you\s+(died|lose|lost|crashed)|\bcr
 POLL = 0.25
 HINT_S = 0.3  # a matching text first drawn this soon after the start is a hint ("R: restart"), not an end
 FLAP_PERIOD = 0.45
+PLAY_S = 1.6  # a restarted game is played this long (virtual s), flapping
 
 
 @dataclass
@@ -95,9 +96,9 @@ RESTART_INPUTS = [("Space", "press:Space"), ("a click", "click:0.5,0.5"),
 
 
 async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str) -> tuple[bool, str]:
-    """Flap for 2 s after a restart input: a new game moves and is not over within a second."""
+    """Flap for 1.6 s after a restart input: a new game moves and is not over within a second."""
     start_i = run.index(run.now)
-    end = t_in + 2.0
+    end = t_in + PLAY_S
     next_flap = t_in + 0.3
     again: float | None = None
     while run.now < end - 1e-9 and not run.broken:
@@ -111,7 +112,7 @@ async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str) -> tup
     changes = sum(1 for i in range(start_i + 1, run.last_index() + 1)
                   if run.code(i - 1) is not None and run.code(i) is not None
                   and differs(run.code(i - 1), run.code(i)))  # type: ignore[arg-type]
-    lasted = (again - t_in) if again is not None else 2.0
+    lasted = (again - t_in) if again is not None else PLAY_S
     if changes >= 5 and lasted >= 1.0:
         return True, f"runs {lasted:.1f}+ s with flapping"
     return False, "nothing moved" if changes < 5 else f"game over again after {lasted:.1f} s"

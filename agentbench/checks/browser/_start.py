@@ -23,7 +23,7 @@ __all__ = ["START_AT", "Start", "find_start", "shared_start"]
 
 START_AT = 0.5   # virtual s after load when a person first acts
 KEY_AFTER = 0.2  # a key is pressed this long after the click on the game
-WATCH = 2.5      # each try is watched until this virtual time
+WATCH = 1.8      # each try is watched until this virtual time
 CLICK = "click:0.5,0.5"
 KEYS = [("Space", "press:Space"), ("Enter", "press:Enter"), ("ArrowUp", "press:ArrowUp"), ("W", "press:w")]
 BUTTON = ("a Start button", r"target:\b(start|play|begin|go)\b")
