@@ -17,7 +17,7 @@ import time
 from itertools import pairwise
 
 from .._model import CheckResult, Evidence
-from ._bodies import Body, Track, at_rest, balls, bounces, follow, out_of_bounds
+from ._bodies import Track, at_rest, balls, bounces, follow, out_of_bounds
 from ._imaging import encode_png, filmstrip
 from ._play import Run, Step, close_all, moving
 from ._refresh import refresh_input
@@ -221,5 +221,3 @@ async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
         r.duration_s = time.monotonic() - started
     return results
 
-
-Log = list[tuple[float, list[Body], tuple[int, int] | None]]

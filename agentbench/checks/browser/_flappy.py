@@ -11,7 +11,6 @@ held as a person holds them); the bird is never looked up in game variables.
 
 from __future__ import annotations
 
-import asyncio
 import statistics
 import time
 
@@ -19,7 +18,7 @@ from .._model import CheckResult, Evidence
 from ._flappy_over import Over, frozen_for, restart, watch_over
 from ._flappy_score import score_check, score_texts
 from ._imaging import Image, blobs, diff_mask, encode_png, filmstrip
-from ._play import Run, Step, close_all, differs, diverged, moving
+from ._play import Run, Step, close_all, diverged, moving
 from ._refresh import InputStep, refresh_input
 from ._registry import ProbeContext, task_probes
 from ._start import START_AT, Start, release_start, shared_start

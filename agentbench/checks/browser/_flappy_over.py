@@ -101,21 +101,26 @@ async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str) -> tup
     end = t_in + PLAY_S
     next_flap = t_in + 0.3
     again: float | None = None
+    def changes() -> int:
+        return sum(1 for i in range(start_i + 1, run.last_index() + 1)
+                   if run.code(i - 1) is not None and run.code(i) is not None
+                   and differs(run.code(i - 1), run.code(i)))  # type: ignore[arg-type]
+
     while run.now < end - 1e-9 and not run.broken:
         await run.advance(max(0.0, min(next_flap, end) - run.now))
         if await over_since(run, max(t_in + 0.15, run.now - 0.3), dom_before) is not None:
             again = run.now
             break
+        if run.now >= t_in + 0.7 and changes() == 0:
+            break  # a still screen after the input and a flap: nothing started
         if run.now >= next_flap - 1e-9 and run.now < end - 1e-9:
             await run.do(flap)
             next_flap += FLAP_PERIOD
-    changes = sum(1 for i in range(start_i + 1, run.last_index() + 1)
-                  if run.code(i - 1) is not None and run.code(i) is not None
-                  and differs(run.code(i - 1), run.code(i)))  # type: ignore[arg-type]
+    moved = changes()
     lasted = (again - t_in) if again is not None else PLAY_S
-    if changes >= 5 and lasted >= 1.0:
+    if moved >= 5 and lasted >= 1.0:
         return True, f"runs {lasted:.1f}+ s with flapping"
-    return False, "nothing moved" if changes < 5 else f"game over again after {lasted:.1f} s"
+    return False, "nothing moved" if moved < 5 else f"game over again after {lasted:.1f} s"
 
 
 async def restart(run: Run, start: tuple[str, str] | None, flap: str) -> CheckResult:
@@ -143,7 +148,8 @@ async def restart(run: Run, start: tuple[str, str] | None, flap: str) -> CheckRe
         tried.append(f"{name}: {how}")
         if run.broken:
             break
-        await run.advance(2.5)  # let a half-started game end before the next try
+        if how != "nothing moved":
+            await run.advance(2.5)  # let a half-started game end before the next try
     return CheckResult(id="restart", status="fail", data={"tried": tried},
                        detail="no input started a new playable game after game over without reloading the page ("
                        + "; ".join(tried) + ")")

@@ -23,7 +23,8 @@ from ._imaging import Image, encode_png, filmstrip, thermo, thermo_distance
 from ._page import PageBroken, PageSession
 from ._registry import ProbeContext
 
-__all__ = ["INPUT_SCRIPTS", "REFRESH_ADAPT", "REFRESH_SCRIPT", "Adapt", "InputStep", "play", "refresh_input", "refresh_rate_check"]
+__all__ = ["INPUT_SCRIPTS", "REFRESH_ADAPT", "REFRESH_SCRIPT", "Adapt", "InputStep", "play", "refresh_input",
+           "refresh_rate_check"]
 
 CHECK_ID = "refresh-rate"
 T240 = 2.0          # virtual seconds simulated at 240 Hz

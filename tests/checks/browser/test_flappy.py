@@ -53,9 +53,16 @@ REFRESH = {"dt_class_canvas.html": "pass", "fixed_func_overlay.html": "pass", "t
            "sprite_title.html": "pass", "dom_sprite_framelocked.html": "fail", "corner_focus_canvas.html": "pass",
            "quick_end_framelocked.html": "fail", "quick_end_dt.html": "pass"}
 # How each game is started, as the probes found it (a click on the game is tried first, then keys).
-STARTS = {"dt_class_canvas.html": "a click", "sprite_title.html": "Space", "corner_focus_canvas.html": "Space", "click_start_layers.html": "a click", "enter_dom_button.html": "Enter",
-          "svg_framelocked_button.html": "a Start button", "canvas_play_button_particles.html": "a Start button",
-          "w_start_no_restart_button.html": "W"}
+STARTS = {
+    "dt_class_canvas.html": "a click",
+    "sprite_title.html": "Space",
+    "corner_focus_canvas.html": "Space",
+    "click_start_layers.html": "a click",
+    "enter_dom_button.html": "Enter",
+    "svg_framelocked_button.html": "a Start button",
+    "canvas_play_button_particles.html": "a Start button",
+    "w_start_no_restart_button.html": "W",
+}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
