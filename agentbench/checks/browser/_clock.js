@@ -218,7 +218,6 @@
     round: Math.round,
     hypot: Math.hypot,
     getAnimations: Document.prototype.getAnimations,
-    animPause: window.Animation ? Animation.prototype.pause : null,
     animTime: window.Animation ? Object.getOwnPropertyDescriptor(Animation.prototype, "currentTime") : null,
     animState: window.Animation ? Object.getOwnPropertyDescriptor(Animation.prototype, "playState") : null,
   };
@@ -688,9 +687,10 @@
     return new N.Promise((resolve) => { wake = resolve; channel.port2.postMessage(0); });
   }
   function frameTime(n) { return n * 1000 / S.fps; }
-  // CSS animations and transitions (and element.animate()) run on the virtual clock too: each is
-  // taken over when first seen running and set to its virtual age every frame, so a fade-in shows
-  // after a virtual second and a blinking hint blinks alike in every run of the same script.
+  // CSS animations and transitions (and element.animate()) follow the virtual clock too: every
+  // frame each running one is set to its virtual age (it keeps running, so readers that wait for
+  // running animations still see it), so a fade-in shows after a virtual second and a blinking
+  // hint blinks alike in every run of the same script. One the page paused is left alone.
   const anims = new G.WeakMap();  // Animation -> virtual time it started at (ms)
   function stepAnimations() {
     if (!G.getAnimations || !G.animTime) return;
@@ -699,13 +699,12 @@
     for (let i = 0; i < list.length && i < 500; i++) {
       const a = list[i];
       try {
+        if (G.animState.get.call(a) !== "running") continue;
         let start = anims.get(a);
         if (start === undefined) {
-          if (G.animState.get.call(a) !== "running") continue;
           start = S.now - (Number(G.animTime.get.call(a)) || 0);
           anims.set(a, start);
         }
-        if (G.animState.get.call(a) === "running") G.animPause.call(a);
         G.animTime.set.call(a, S.now - start);
       } catch (e) { /* an animation the page replaced or cancelled */ }
     }
