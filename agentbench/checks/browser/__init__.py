@@ -21,11 +21,11 @@ from .._model import CheckResult, Evidence
 from ._frames import Frame
 from ._harness import ORIGIN, BrowserHarness
 from ._page import PageBroken, PageSession
-from ._refresh import INPUT_SCRIPTS, REFRESH_ADAPT, InputStep, refresh_input, refresh_rate_check
+from ._refresh import INPUT_SCRIPTS, REFRESH_ADAPT, REFRESH_SCRIPT, InputStep, refresh_input, refresh_rate_check
 from ._registry import PROBES, ProbeContext, task_probes
 
 # Task probe modules register themselves on import; one missing or broken must not break the rest.
-for _name in ("_flappy", "_flappy_refresh", "_ball", "_todo", "_converter"):
+for _name in ("_flappy", "_flappy_refresh", "_ball", "_ball_refresh", "_todo", "_converter"):
     try:
         importlib.import_module(f"{__name__}.{_name}")
     except ImportError as _exc:  # pragma: no cover - depends on which helpers have delivered
@@ -53,8 +53,8 @@ log = structlog.get_logger()
 
 # The check ids each task's probe coroutine returns (the stable ids of DESIGN.md).
 TASK_CHECKS: dict[str, list[str]] = {
-    "flappy": ["flap-input", "game-over", "restart"],
-    "ball": ["motion", "bounds", "energy-loss"],
+    "flappy": ["flap-input", "game-over", "restart", "score"],
+    "ball": ["motion", "bounds", "energy-loss", "ball-count"],
     "todo": ["add", "complete", "delete", "filter", "persistence", "escaping", "empty-input"],
     "converter": ["length", "weight", "temperature", "live-update", "bad-input"],
 }
@@ -111,8 +111,8 @@ async def _refresh_check(ctx: ProbeContext, task_id: str) -> list[CheckResult]:
     if task_id not in INPUT_SCRIPTS:
         return []
     try:
-        return [await asyncio.wait_for(refresh_rate_check(ctx, INPUT_SCRIPTS[task_id], REFRESH_ADAPT.get(task_id)),
-                                       PROBE_TIMEOUT_S)]
+        return [await asyncio.wait_for(refresh_rate_check(ctx, INPUT_SCRIPTS[task_id], REFRESH_ADAPT.get(task_id),
+                                                          REFRESH_SCRIPT.get(task_id)), PROBE_TIMEOUT_S)]
     except (TimeoutError, CheckError, Exception) as exc:
         log.exception("refresh-rate failed", task=task_id)
         return [CheckResult(id="refresh-rate", status="error",

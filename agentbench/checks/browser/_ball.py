@@ -1,161 +1,150 @@
-"""Bouncing-ball probes: motion, bounds, energy-loss (refresh-rate is declared with no input).
+"""Bouncing-ball probes: motion, bounds, energy-loss, ball-count (refresh-rate: ``_ball_refresh``).
 
-One 20-virtual-second run at 60 Hz. ``motion`` is judged from pixels; ``bounds`` and
-``energy-loss`` from the circles the page draws (every filled or stroked arc/ellipse on the
-canvas that draws them, transformed to canvas pixels, recorded each frame by the clock script;
-on pages without a canvas, round elements and SVG circles in their container): where a ball is
-drawn is where a person sees it. Circles that never move (a sun, a decoration) are ignored, and
-what is drawn with a ball (a glow, a shadow, a faint trail) is not another ball.
+Balls are bodies, found by what they do (``_bodies``): what the page draws as circles (canvas
+arcs, round sprites, round elements, SVG circles), decorations drawn with a ball merged into it,
+followed from sample to sample; a body that never moves is scenery. A page whose balls appear
+only when a person acts is played as a person plays it (``find_spawn``): nothing moves on its own,
+so a person clicks on the arena (a few times), clicks a Start button first if there is one, or
+presses and holds; each try is kept only if bodies move where the run without it had none.
+The balls are watched as long as a person would: at least ``WATCH`` virtual s (slow sinking
+shows), less once every ball is at rest.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from itertools import pairwise
 
 from .._model import CheckResult, Evidence
-from ._frames import Frame
-from ._imaging import encode_png, filmstrip, thermo, thermo_distance
-from ._page import PageBroken
+from ._bodies import Track, at_rest, balls, bounces, follow, out_of_bounds
+from ._imaging import encode_png, filmstrip
+from ._play import Run, Step, close_all, moving
 from ._refresh import refresh_input
 from ._registry import ProbeContext, task_probes
 
-__all__ = ["ball_probes", "bounces", "merge_decorations", "out_of_bounds", "tracks"]
+__all__ = ["Spawn", "ball_probes", "find_spawn", "shared_spawn"]
 
-DURATION = 20.0
-STILL = 0.002
+WATCH = 62.0       # virtual s the balls are watched for (unless all come to rest sooner)
+TRY_S = 2.5        # a spawn try is watched this long after load
+CHUNK = 2.0        # the watch reads the bodies this often (virtual s)
+REST_S = 5.0       # every body still (within a px) for this long: the animation has settled
+EVERY = 3          # bodies are logged every 3rd frame (20 per virtual s at 60 Hz)
+CAP = 0.5          # pixel captures (motion, evidence)
 refresh_input("ball", [])
 
-Circle = tuple[float, float, float]
+_ARENA = [(0.3, 0.25), (0.5, 0.2), (0.7, 0.3)]
+SPAWN_TRIES: list[tuple[str, list[Step]]] = [
+    ("clicks on the arena", [Step(0.5 + 0.2 * k, f"click:{fx},{fy}") for k, (fx, fy) in enumerate(_ARENA)]),
+    ("a Start button, then clicks on the arena",
+     [Step(0.5, r"target:\b(start|play|begin|go|run|drop)\b")]
+     + [Step(1.0 + 0.2 * k, f"click:{fx},{fy}") for k, (fx, fy) in enumerate(_ARENA)]),
+    ("pressing and holding on the arena", [Step(0.5, "click:0.5,0.3@0.6")]),
+    ("Space", [Step(0.5, "click:0.5,0.5"), Step(0.7, "press:Space")]),
+]
 
 
-def merge_decorations(circles: list[Circle]) -> list[Circle]:
-    """One circle per ball: circles drawn over each other (a glow, an outline, a shadow, a trail
-    overlapping the ball) are one ball, seen where the last of them is drawn (the ball on top).
+class Spawn:
+    """How balls came to move: ``name`` None when they move with no input; ``steps`` replay it."""
 
-    Two circles belong together when the centre of one lies inside the other; balls that merely
-    touch or collide keep apart. ``circles`` are in draw order.
-    """
-    n = len(circles)
-    if n < 2:
-        return list(circles)
-    group = list(range(n))
+    def __init__(self, name: str | None, steps: list[Step], run: Run, log: list, tried: list[str]) -> None:
+        self.name, self.steps, self.run, self.log, self.tried = name, steps, run, log, tried
+        self.claimed = False
 
-    def root(i: int) -> int:
-        while group[i] != i:
-            group[i] = group[group[i]]
-            i = group[i]
-        return i
-
-    for i in range(n):
-        xi, yi, ri = circles[i]
-        for j in range(i + 1, n):
-            xj, yj, rj = circles[j]
-            if (xi - xj) ** 2 + (yi - yj) ** 2 < max(ri, rj) ** 2:
-                group[root(i)] = root(j)
-    last: dict[int, int] = {}
-    for i in range(n):
-        last[root(i)] = i
-    return [circles[i] for i in sorted(last.values())]
+    @property
+    def t0(self) -> float:
+        return max((s.t for s in self.steps), default=0.0) + 0.1
 
 
-def _moving_only(track: list[tuple[float, list[Circle]]]) -> list[tuple[float, list[Circle]]]:
-    """Drop circles drawn at the same place in at least 90% of frames (decoration)."""
-    counts: dict[Circle, int] = {}
-    for _, circles in track:
-        for c in {(round(x, 1), round(y, 1), round(r, 1)) for x, y, r in circles}:
-            counts[c] = counts.get(c, 0) + 1
-    static = {c for c, n in counts.items() if n >= 0.9 * len(track)}
-    return [(t, [c for c in cs if (round(c[0], 1), round(c[1], 1), round(c[2], 1)) not in static])
-            for t, cs in track]
+async def _bodies(run: Run, log: list) -> None:
+    got, _colours = await run.session.bodies()
+    log.extend(got)
 
 
-def out_of_bounds(track: list[tuple[float, list[Circle]]], size: tuple[int, int]) -> list[str]:
-    """Each circle that pokes out of the canvas (by more than a tolerance), first time per edge."""
-    w, h = size
-    found: dict[str, str] = {}
-    for t, circles in track:
-        for x, y, r in circles:
-            tol = max(1.5, 0.1 * r)
-            for edge, over in (("floor", y + r - h), ("left wall", -(x - r)), ("right wall", x + r - w),
-                               ("top", -(y - r))):
-                if over > tol and edge not in found:
-                    what = "left the canvas" if over > 2 * r else f"went {over:.0f} px past the {edge}"
-                    found[edge] = f"at {t / 1000:.2f} s a ball (r={r:.0f}) at ({x:.0f}, {y:.0f}) {what}"
-    return list(found.values())
+def _moves(log: list) -> bool:
+    """Some body is drawn at a different place later (bodies move), in the logged samples."""
+    tracks = follow([(t, b) for t, b, _ in log], _size(log) or (800, 600))
+    return any(tr.travel > 3 for tr in tracks)
 
 
-def tracks(track: list[tuple[float, list[Circle]]], size: tuple[int, int]) -> list[list[tuple[float, float, float]]]:
-    """Follow each ball frame to frame (nearest circle of similar radius): lists of (t_ms, x, y)."""
-    jump = 0.3 * max(size)
-    live: list[dict[str, object]] = []
-    done: list[list[tuple[float, float, float]]] = []
-    for t, circles in track:
-        free = list(circles)
-        for tr in live:
-            lx, ly, lr = tr["last"]  # type: ignore[misc]
-            best, best_d = None, jump
-            for c in free:
-                if abs(c[2] - lr) > 0.15 * lr + 1:
-                    continue
-                d = abs(c[0] - lx) + abs(c[1] - ly)
-                if d < best_d:
-                    best, best_d = c, d
-            if best is not None:
-                free.remove(best)
-                tr["last"] = best
-                tr["pts"].append((t, best[0], best[1]))  # type: ignore[union-attr]
-                tr["miss"] = 0
-            else:
-                tr["miss"] = int(tr["miss"]) + 1  # type: ignore[call-overload]
-        for tr in [tr for tr in live if int(tr["miss"]) > 5]:  # type: ignore[call-overload]
-            live.remove(tr)
-            done.append(tr["pts"])  # type: ignore[arg-type]
-        for c in free:
-            live.append({"last": c, "pts": [(t, c[0], c[1])], "miss": 0})
-    done += [tr["pts"] for tr in live]  # type: ignore[misc]
-    return [p for p in done if len(p) > 60]
+def _size(log: list) -> tuple[int, int] | None:
+    return next((s for _, _, s in reversed(log) if s), None)
 
 
-def bounces(pts: list[tuple[float, float, float]], floor_band: float) -> list[float]:
-    """Rebound heights (px) after each floor bounce: apex height above the bounce point."""
-    ys = [y for _, _, y in pts]
-    heights, low = [], None
-    for i in range(1, len(ys) - 1):
-        if ys[i] >= ys[i - 1] and ys[i] > ys[i + 1] and ys[i] >= floor_band:  # bottom turnaround
-            low = ys[i]
-        elif low is not None and ys[i] <= ys[i - 1] and ys[i] < ys[i + 1]:  # top turnaround
-            heights.append(low - ys[i])
-            low = None
-    return [h for h in heights if h > 2.0]
+async def _try(ctx: ProbeContext, steps: list[Step]) -> tuple[Run, list]:
+    run = await Run.open(ctx, every=CAP)
+    log: list = []
+    try:
+        await run.session.track_bodies(EVERY)
+        await run.play(steps, TRY_S)
+        await _bodies(run, log)
+    except BaseException:
+        await run.close()
+        raise
+    return run, log
 
 
-def _evidence(ctx: ProbeContext, frames: list[Frame]) -> Evidence:
-    picks = [frames[round(k * (len(frames) - 1) / 7)] for k in range(8)]
+async def find_spawn(ctx: ProbeContext) -> Spawn:
+    """The balls as they come: on their own, else after what a person tries (see the module doc)."""
+    run, log = await _try(ctx, [])
+    if _moves(log) or (not any(b for _, b, _ in log) and moving(run, 0.5, TRY_S) >= 2):
+        return Spawn(None, [], run, log, [])
+    await run.close()
+    tried: list[str] = []
+    for name, steps in SPAWN_TRIES:
+        run, log = await _try(ctx, steps)
+        if not all(ok for _, _, ok in run.inputs):
+            await run.close()
+            continue  # no such control
+        tried.append(name)
+        if _moves(log):
+            return Spawn(name, steps, run, log, tried)
+        await run.close()
+    run, log = await _try(ctx, [])
+    return Spawn(None, [], run, log, tried)
+
+
+async def shared_spawn(ctx: ProbeContext) -> Spawn | None:
+    """The check run's one spawn discovery (the ball probes and refresh-rate share it)."""
+    fut = ctx.shared_future("ball-spawn")
+    if "ball-spawn:owner" not in ctx.shared:
+        ctx.shared["ball-spawn:owner"] = True
+        try:
+            fut.set_result(await find_spawn(ctx))
+        except Exception as exc:  # noqa: BLE001 - handed to every waiter
+            if not fut.done():
+                fut.set_result(exc)
+    got = await asyncio.shield(fut)
+    return got if isinstance(got, Spawn) else None
+
+
+async def watch(run: Run, log: list, t0: float) -> None:
+    """Play on to ``WATCH`` virtual s after ``t0``; stop once every body has been still ``REST_S``."""
+    while run.now < t0 + WATCH - 1e-9 and not run.broken:
+        await run.advance(min(CHUNK, t0 + WATCH - run.now))
+        await _bodies(run, log)
+        had = any(b for _, b, _ in log)
+        if run.now > t0 + REST_S + 1 and had and at_rest([(t, b) for t, b, _ in log], (run.now - REST_S) * 1000):
+            return
+
+
+def _evidence(ctx: ProbeContext, run: Run) -> Evidence | None:
+    idx = sorted(run.frames)
+    if not idx:
+        return None
+    picks = [idx[round(k * (len(idx) - 1) / 7)] for k in range(8)] if len(idx) >= 8 else idx
     path, rel = ctx.evidence_path("ball.png")
-    path.write_bytes(encode_png(filmstrip([f.image for f in picks])))
-    return Evidence(kind="file", label="t = " + ", ".join(f"{f.t_ms / 1000:.1f}" for f in picks) + " s", path=rel)
+    path.write_bytes(encode_png(filmstrip([run.frames[i].image for i in picks])))
+    return Evidence(kind="file", label="t = " + ", ".join(f"{i * run.every:.1f}" for i in picks) + " s", path=rel)
 
 
-def _motion(frames: list[Frame], moving_circles: bool, ev: Evidence) -> CheckResult:
-    early = [f for f in frames if f.t_ms <= 3000]
-    codes = [thermo(f.image) for f in early]
-    px = early[0].width * early[0].height
-    change = max((thermo_distance(codes[i], codes[i - 1], px) for i in range(2, len(codes))), default=0.0)
-    if change > STILL or moving_circles:
-        return CheckResult(id="motion", status="pass", evidence=[ev], detail="the balls move",
-                           data={"max_change": round(change, 4)})
-    return CheckResult(id="motion", status="fail", evidence=[ev], detail="nothing moves in the first 3 s",
-                       data={"max_change": round(change, 4)})
-
-
-def _energy(balls: list[list[tuple[float, float, float]]], size: tuple[int, int]) -> CheckResult:
+def _energy(tracks: list[Track], size: tuple[int, int]) -> CheckResult:
     floor_band = size[1] * 0.5
-    series = [b for b in (bounces(p, floor_band) for p in balls) if len(b) >= 2]
+    series = [b for b in (bounces(tr.pts, floor_band) for tr in tracks) if len(b) >= 2]
     if not series:
-        return CheckResult(id="energy-loss", status="error",
+        return CheckResult(id="energy-loss", status="skip",
                            detail="no ball was seen bouncing on the floor twice: bounce heights unknown")
-    data = {"rebounds_px": [[round(h) for h in s[:12]] for s in series]}
+    data = {"rebounds_px": [[round(h) for h in s[:12]] for s in series[:20]]}
     for k, s in enumerate(series):
         grows = sum(1 for a, b in pairwise(s) if b > a * 1.05 + 1.5)
         if grows >= 2 and s[-1] > s[0] * 1.05:
@@ -170,39 +159,65 @@ def _energy(balls: list[list[tuple[float, float, float]]], size: tuple[int, int]
                        detail=f"bounces lose height (first rebounds {first:.0f} px in all, last {last:.0f} px)")
 
 
+def _count(tracks: list[Track], colours: list[str]) -> CheckResult:
+    """Several balls at once; their colours and sizes are told in the detail."""
+    events = sorted([(tr.pts[0][0], 1) for tr in tracks] + [(tr.pts[-1][0] + 0.5, -1) for tr in tracks])
+    most = cur = 0
+    for _t, d in events:
+        cur += d
+        most = max(most, cur)
+    cols = {colours[c] if 0 <= c < len(colours) else "?" for tr in tracks for c in tr.colours}
+    sizes = sorted({round(tr.r) for tr in tracks})
+    data = {"balls_at_once": most, "colours": sorted(cols)[:12], "radii": sizes[:12]}
+    look = f"{len(cols)} colour(s), radii {', '.join(map(str, sizes[:8]))} px"
+    if most >= 2:
+        return CheckResult(id="ball-count", status="pass", data=data, detail=f"{most} balls at once ({look})")
+    return CheckResult(id="ball-count", status="fail", data=data,
+                       detail=f"only {most} ball moves at a time ({look}): the prompt asks for several")
+
+
 @task_probes("ball")
 async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
-    """motion, bounds and energy-loss for a bouncing-balls artefact."""
+    """motion, bounds, energy-loss and ball-count for a bouncing-balls artefact."""
     started = time.monotonic()
-    session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60)
+    ids = ("motion", "bounds", "energy-loss", "ball-count")
+    spawn = await shared_spawn(ctx)
+    if spawn is None:
+        return [CheckResult(id=c, status="fail", detail="the page broke while it was played") for c in ids]
+    run, log = spawn.run, list(spawn.log)
     try:
-        if session.broken:
-            raise PageBroken(session.broken)
-        frames = await session.advance(DURATION, capture_every=0.5, include_start=True, track_circles=True)
-        if session.broken:
-            raise PageBroken(session.broken)
-    except PageBroken as exc:
-        why = f"the page broke: {exc}"
-        return [CheckResult(id=c, status="fail", detail=why) for c in ("motion", "bounds", "energy-loss")]
+        await watch(run, log, spawn.t0)
+        frames_moving = moving(run, spawn.t0, min(run.now, spawn.t0 + 5))
+        colours = (await run.session.bodies())[1] if not run.broken else []
     finally:
-        await session.close()
-    ev = _evidence(ctx, frames)
-    size = session.track_size
-    moving = _moving_only([(t, merge_decorations(cs)) for t, cs in session.circle_track])
-    n_circles = max((len(cs) for _, cs in moving), default=0)
-    moved = any(cs != moving[0][1] for _, cs in moving[1:]) if moving else False
-    results = [_motion(frames, moved, ev)]
-    if size is None or n_circles == 0:
-        why = "no moving circles drawn (canvas arcs, round elements or SVG circles): the balls could not be located"
-        results += [CheckResult(id="bounds", status="error", detail=why),
-                    CheckResult(id="energy-loss", status="error", detail=why)]
+        await close_all(run)
+    if run.broken and len(log) < 10:
+        return [CheckResult(id=c, status="fail", detail=f"the page broke: {run.broken}") for c in ids]
+    how = f" (after {spawn.name})" if spawn.name else ""
+    ev = _evidence(ctx, run)
+    evidence = [ev] if ev else []
+    size = _size(log)
+    tracks = balls(follow([(t, b) for t, b, _ in log], size or (800, 600)))
+    if not tracks and frames_moving < 2:
+        tried = f" (tried: {', '.join(spawn.tried)})" if spawn.tried else ""
+        why = f"nothing moves{tried}"
+        return [CheckResult(id="motion", status="fail", detail=why, evidence=evidence),
+                *(CheckResult(id=c, status="skip", detail="no balls move: nothing to judge") for c in ids[1:])]
+    results = [CheckResult(id="motion", status="pass", evidence=evidence, detail=f"the balls move{how}",
+                           data={"tracks": len(tracks), "spawn": spawn.name})]
+    if size is None or not tracks:
+        why = "something moves, but nothing drawn as a ball (canvas arcs, round sprites or elements, SVG circles)"
+        results += [CheckResult(id=c, status="skip", detail=why) for c in ids[1:]]
     else:
-        bad = out_of_bounds(moving, size)
-        results.append(CheckResult(id="bounds", status="fail" if bad else "pass", evidence=[ev],
-                                   detail="; ".join(bad) if bad else f"{n_circles} ball(s) stay inside the "
-                                   f"{size[0]}x{size[1]} canvas for {DURATION:.0f} s",
-                                   data={"canvas": list(size), "balls": n_circles}))
-        results.append(_energy(tracks(moving, size), size))
+        watched = (log[-1][0] - log[0][0]) / 1000 if log else 0.0
+        bad = out_of_bounds(tracks, size)
+        results.append(CheckResult(id="bounds", status="fail" if bad else "pass", evidence=evidence,
+                                   detail="; ".join(bad) if bad else f"{len(tracks)} ball(s) stay inside the "
+                                   f"{size[0]}x{size[1]} arena for {watched:.0f} s{how}",
+                                   data={"arena": list(size), "balls": len(tracks), "watched_s": round(watched, 1)}))
+        results.append(_energy(tracks, size))
+        results.append(_count(tracks, colours))
     for r in results:
         r.duration_s = time.monotonic() - started
     return results
+

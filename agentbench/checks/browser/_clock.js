@@ -60,6 +60,16 @@
     wmHas: WeakMap.prototype.has,
     realRandom: Math.random,
     navEntries: Performance.prototype.getEntriesByType,
+    play: HTMLMediaElement.prototype.play,
+    then: Promise.prototype.then,
+    Promise: window.Promise,
+    resolve: Promise.resolve,
+    addColorStop: CanvasGradient.prototype.addColorStop,
+    drawImage: CanvasRenderingContext2D.prototype.drawImage,
+    canvasWidth: getDesc(HTMLCanvasElement.prototype, "width").get,
+    canvasHeight: getDesc(HTMLCanvasElement.prototype, "height").get,
+    endsWith: String.prototype.endsWith,
+    includes: String.prototype.includes,
   };
   const call = (fn, self, ...args) => apply(fn, self, args);  // rest parameters use no iterator
   const push = (arr, v) => { arr[arr.length] = v; };
@@ -95,6 +105,7 @@
     dialogs: [], dialogCount: 0, opened: [],
     texts: new N.WeakMap(), textList: [],  // text -> record; records in first-drawn order
     circles: [], lastCircles: [],  // arcs drawn this frame / in the last frame that drew any
+    lastCircleFrame: 0,
     pending: [],                   // arcs of the current path, recorded when it is filled or stroked
   };
   const textIndex = Object.create(null);
@@ -252,8 +263,50 @@
     return null;
   } }.open, true);
 
+  // ---- sound: a person's browser plays it or stays silent, never shows an error ----------------------
+  // Autoplay is allowed in the harness's Chromium; play() can still reject (a codec we lack, a
+  // play() cut short by pause()). A person hears nothing and sees nothing, so the promise the page
+  // gets always resolves and no rejection becomes a page error.
+  define(HTMLMediaElement.prototype, "play", { play() {
+    let p;
+    try { p = call(N.play, this); } catch (e) { return call(N.resolve, N.Promise); }
+    if (!p || typeof p !== "object") return call(N.resolve, N.Promise);
+    return new N.Promise((resolve) => { call(N.then, p, resolve, () => resolve()); });
+  } }.play, true);
+
   // ---- canvas instrumentation: text and circles drawn (what a person would read and see) --------------
   const C2D = CanvasRenderingContext2D.prototype;
+  // Gradient stops, read back by styleAlpha/styleKey: a glow fades to transparent at its edge, a
+  // shaded ball does not.
+  const gradStops = new N.WeakMap();
+  define(CanvasGradient.prototype, "addColorStop", { addColorStop(offset, colour) {
+    try {
+      const rec = call(N.wmGet, gradStops, this) || { first: "", edge: -1, edgeAlpha: 1, n: 0 };
+      if (rec.n++ < 4) rec.first += (rec.first ? "/" : "") + call(N.strSlice, str(colour), 0, 24);
+      const at = apply(N.Number, undefined, [offset]);
+      if (at >= rec.edge) { rec.edge = at; rec.edgeAlpha = colourAlpha(str(colour)); }
+      call(N.wmSet, gradStops, this, rec);
+    } catch (e) { /* ignore */ }
+    return call(N.addColorStop, this, offset, colour);
+  } }.addColorStop, true);
+  function colourAlpha(style) {
+    if (style === "transparent") return 0;
+    if (call(N.charCodeAt, style, 0) === 35) {
+      if (style.length === 9) return call(N.parseInt, undefined, call(N.strSlice, style, 7), 16) / 255;
+      if (style.length === 5) return call(N.parseInt, undefined, call(N.strSlice, style, 4), 16) / 15;
+      return 1;
+    }
+    const i = call(N.lastIndexOf, style, ",");
+    if ((call(N.startsWith, style, "rgba") || call(N.startsWith, style, "hsla")) && i > 0) {
+      return call(N.parseFloat, undefined, call(N.strSlice, style, i + 1));
+    }
+    const slash = call(N.lastIndexOf, style, "/");
+    if (slash > 0 && call(N.endsWith, style, ")")) {  // rgb(0 0 0 / 50%)
+      const v = call(N.parseFloat, undefined, call(N.strSlice, style, slash + 1));
+      return call(N.includes, call(N.strSlice, style, slash), "%") ? v / 100 : v;
+    }
+    return 1;
+  }
   const hooks = {
     fillText: C2D.fillText, strokeText: C2D.strokeText, arc: C2D.arc, ellipse: C2D.ellipse,
     beginPath: C2D.beginPath, fill: C2D.fill, stroke: C2D.stroke,
@@ -302,27 +355,54 @@
     } catch (e) { /* ignore */ }
   }
   function styleAlpha(style) {
-    if (typeof style !== "string") return 1;  // gradients and patterns: taken as opaque
-    if (call(N.charCodeAt, style, 0) === 35) {
-      return style.length === 9 ? call(N.parseInt, undefined, call(N.strSlice, style, 7), 16) / 255 : 1;
-    }
-    const i = call(N.lastIndexOf, style, ",");
-    return call(N.startsWith, style, "rgba") && i > 0 ? call(N.parseFloat, undefined, call(N.strSlice, style, i + 1)) : 1;
+    if (typeof style === "string") return colourAlpha(style);
+    const rec = style && call(N.wmGet, gradStops, style);
+    return rec ? rec.edgeAlpha : 1;  // a gradient: as opaque as its outer edge; a pattern: opaque
+  }
+  // What colour a ball is drawn in (for telling balls apart): the style, a gradient's stops.
+  function styleKey(style) {
+    if (typeof style === "string") return call(N.strSlice, style, 0, 40);
+    const rec = style && call(N.wmGet, gradStops, style);
+    return rec ? call(N.strSlice, rec.first, 0, 80) : "pattern";
   }
   function commitCircles(ctx, style) {
     if (!S.pending.length) return;
     try {
       const alpha = call(N.globalAlpha, ctx) * styleAlpha(style);
+      const key = styleKey(style);
       const cv = call(N.canvasOf, ctx);
       for (let i = 0; i < S.pending.length; i++) {
         const c = S.pending[i];
         if (c.length === 4 && c[0] === cv && S.circles.length < 2000) {
           push(c, alpha);
+          push(c, key);
           push(S.circles, c);
         }
       }
     } catch (e) { /* ignore */ }
   }
+  // A round sprite (a ball image drawn square) is a ball as much as an arc is.
+  define(C2D, "drawImage", { drawImage(img, a0, a1, a2, a3, a4, a5, a6, a7) {
+    const n = arguments.length - 1;
+    try {
+      let dx, dy, dw, dh;
+      if (n >= 8) { dx = a4; dy = a5; dw = a6; dh = a7; }
+      else if (n >= 4) { dx = a0; dy = a1; dw = a2; dh = a3; }
+      else { dx = a0; dy = a1; dw = img && (img.naturalWidth || img.width); dh = img && (img.naturalHeight || img.height); }
+      dw = abs(apply(N.Number, undefined, [dw])); dh = abs(apply(N.Number, undefined, [dh]));
+      const cv = call(N.canvasOf, this);
+      const cw = call(N.canvasWidth, cv), ch = call(N.canvasHeight, cv);
+      if (dw >= 3 && abs(dw - dh) <= 0.15 * mathMax(dw, dh) && dw < 0.4 * mathMin(cw, ch) && S.circles.length < 2000) {
+        const m = call(N.getTransform, this);
+        const x = apply(N.Number, undefined, [dx]) + dw / 2, y = apply(N.Number, undefined, [dy]) + dh / 2;
+        const scale = sqrt(abs(m.a * m.d - m.b * m.c));
+        const src = img && typeof img.src === "string" ? call(N.strSlice, img.src, -40) : "image";
+        push(S.circles, [cv, m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f, dw / 2 * scale,
+          call(N.globalAlpha, this), "img:" + src]);
+      }
+    } catch (e) { /* ignore */ }
+    return apply(N.drawImage, this, arguments);
+  } }.drawImage, true);
   define(C2D, "arc", { arc(x, y, r, a0, a1, ccw) {
     recordCircle(this, x, y, r, r, a0, a1);
     return apply(hooks.arc, this, arguments);
@@ -358,7 +438,7 @@
     const list = call(N.byTag, document, "canvas"), out = [];
     for (let i = 0; i < circles.length; i++) {
       const c = circles[i];
-      push(out, [canvasIndex(c[0], list), c[1], c[2], c[3], c[4]]);
+      push(out, [canvasIndex(c[0], list), c[1], c[2], c[3], c[4], c[5]]);
     }
     return out;
   }
@@ -368,7 +448,7 @@
   // its time run (the harness lets their promise continuations run), then rafs(): its animation
   // frame callbacks. The harness yields a real task between frames.
   function commit() {
-    if (S.circles.length) S.lastCircles = S.circles;
+    if (S.circles.length) { S.lastCircles = S.circles; S.lastCircleFrame = S.frame; }
     S.circles = [];
   }
   const api = {
@@ -387,7 +467,9 @@
       for (let i = 0; i < due.length; i++) if (!due[i].dead) invoke(due[i].cb, window, [ft]);
       return null;
     },
-    commit(track) { commit(); return track ? circlesOut(S.lastCircles) : null; },
+    // The circles of the frame just drawn (else of the last frame that drew any), and how many
+    // frames ago that was.
+    commit(track) { commit(); return track ? [circlesOut(S.lastCircles), S.frame - S.lastCircleFrame] : null; },
     circles() { return circlesOut(S.lastCircles); },
     // After a load the harness moves a new document to the session's frame and rate; this
     // document's own time (performance.now) goes on from where it is, as in a browser.

@@ -570,6 +570,47 @@ class PageSession:
             self.broken = reason
             log.info("page broken", reason=reason)
 
+    # ---- held input and body tracking (the game probes' differential play) ---------------------
+    async def key_down(self, key: str) -> None:
+        """Press a key and keep it down (``key_up`` releases it): a person's press lasts a while."""
+        await self.run_limited(self.page.keyboard.down(key), what=f"handling the key {key}")
+
+    async def key_up(self, key: str) -> None:
+        await self.run_limited(self.page.keyboard.up(key), what=f"handling the key {key}")
+
+    async def mouse_down(self, x: float, y: float) -> None:
+        """Move the real mouse to viewport (x, y) and press the button (``mouse_up`` releases it)."""
+        await self.run_limited(self.page.mouse.move(x, y), what="moving the mouse")
+        await self.run_limited(self.page.mouse.down(), what="handling a mouse press")
+
+    async def mouse_up(self) -> None:
+        await self.run_limited(self.page.mouse.up(), what="handling a mouse release")
+
+    async def main_rect(self) -> tuple[tuple[float, float, float, float], bool]:
+        """The largest visible canvas's box (CSS px; the viewport when there is none), and whether it is one."""
+        box = await self._clock("mainRect")
+        return tuple(float(v) for v in box["rect"]), bool(box["canvas"])  # type: ignore[return-value]
+
+    async def reveal(self) -> bool:
+        """Scroll the game into view when it does not fit where it is, as a person would."""
+        return bool(await self._clock("reveal"))
+
+    async def track_bodies(self, every: int) -> None:
+        """Log the balls drawn (bodies, decorations merged) every ``every`` frames; 0 stops."""
+        await self._clock("bodyTrack", every)
+
+    async def bodies(self) -> tuple[list[tuple[float, list[tuple[float, float, float, int]], tuple[int, int] | None]],
+                                    list[str]]:
+        """Bodies logged since the last call: ``[(t_ms, [(x, y, r, colour id)...], arena size)]``, colours."""
+        res = await self._clock("bodies")
+        log = [(frame * 1000.0 / self.fps, [(float(x), float(y), float(r), int(c)) for x, y, r, c in cs],
+                (int(size[0]), int(size[1])) if size else None) for frame, cs, size in res["log"]]
+        return log, [str(c) for c in res["colours"]]
+
+    @property
+    def document(self) -> str | None:
+        """The id of the document now shown: it changes when the page reloads or navigates."""
+        return self._clock_id
 
 def _exception_text(details: dict[str, Any]) -> str:
     exc = details.get("exception") or {}

@@ -23,7 +23,8 @@ from ._imaging import Image, encode_png, filmstrip, thermo, thermo_distance
 from ._page import PageBroken, PageSession
 from ._registry import ProbeContext
 
-__all__ = ["INPUT_SCRIPTS", "REFRESH_ADAPT", "Adapt", "InputStep", "play", "refresh_input", "refresh_rate_check"]
+__all__ = ["INPUT_SCRIPTS", "REFRESH_ADAPT", "REFRESH_SCRIPT", "Adapt", "InputStep", "play", "refresh_input",
+           "refresh_rate_check"]
 
 CHECK_ID = "refresh-rate"
 T240 = 2.0          # virtual seconds simulated at 240 Hz
@@ -44,6 +45,10 @@ class InputStep:
 
 
 INPUT_SCRIPTS: dict[str, list[InputStep]] = {}
+# task -> coroutine giving the script to play instead of INPUT_SCRIPTS' (what the task's probes
+# found: how the game starts, what spawns the balls), with a note for the detail; None: keep it.
+ScriptFn = Callable[[ProbeContext], Awaitable[tuple[list[InputStep], str] | None]]
+REFRESH_SCRIPT: dict[str, ScriptFn] = {}
 Rerun = Callable[[list[InputStep]], Awaitable[CheckResult]]
 # (ctx, steps, result, rerun) -> the final result: what a task's probes learnt (how its game
 # starts) can replay the check with another script or decide it another way.
@@ -86,9 +91,19 @@ async def act(session: PageSession, action: str) -> bool:
 
 async def play(session: PageSession, steps: list[InputStep], duration: float, capture_every: float,
                *, include_start: bool = True) -> list[Frame]:
-    """Play ``steps`` (times relative to now) for ``duration`` virtual s, capturing on a fixed grid."""
+    """Play ``steps`` (times relative to now) for ``duration`` virtual s, capturing on a fixed grid.
+
+    Keys and mouse buttons are held as a person holds them (see ``_play.perform``); the clock
+    plays on meanwhile, captures included.
+    """
+    from ._play import perform  # _play imports this module's neighbours; keep the import local
+
     origin = session.now_ms / 1000.0
     frames: list[Frame] = []
+
+    async def advance(seconds: float) -> None:
+        frames.extend(await session.advance(seconds, capture_every=capture_every, capture_origin=origin))
+
     if include_start and not session.broken:
         try:
             frames.append(await session.capture())
@@ -97,11 +112,11 @@ async def play(session: PageSession, steps: list[InputStep], duration: float, ca
     for step in [s for s in steps if s.t < duration] + [InputStep(duration, "")]:
         wait = origin + step.t - session.now_ms / 1000.0
         if wait > 1e-9:
-            frames += await session.advance(wait, capture_every=capture_every, capture_origin=origin)
+            await advance(wait)
         if session.broken or not step.action:
             break
         try:
-            await act(session, step.action)
+            await perform(session, step.action, advance)
         except PageBroken:
             break
     return frames
@@ -134,6 +149,8 @@ class Runs:
         self._dist: dict[tuple[int, int], float] = {}
         # i >= 2: the change from the capture at load to the first painted frame is not motion.
         moving = [i for i in range(2, len(f240)) if self.ch240[i] > STILL]
+        if len(moving) < 3:  # a title that disappears once is not motion to judge
+            moving = []
         # The fit stops where the 240 Hz screen last changed (a frozen game-over screen after it).
         self.last_moving = moving[-1] if moving else -1
 
@@ -281,15 +298,31 @@ async def _run(ctx: ProbeContext, fps: int, steps: list[InputStep], duration: fl
         tuple[list[Frame], str | None]:
     session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=fps, capture_width=CAPTURE_WIDTH)
     try:
+        if not session.broken:
+            try:
+                await session.reveal()
+            except PageBroken:
+                pass
         frames = await play(session, steps, duration, every)
         return frames, session.broken
     finally:
         await session.close()
 
 
-async def refresh_rate_check(ctx: ProbeContext, steps: list[InputStep], adapt: Adapt | None = None) -> CheckResult:
-    """Run the artefact at 60 and 240 Hz with ``steps`` and decide from pixels (then ``adapt``)."""
+async def refresh_rate_check(ctx: ProbeContext, steps: list[InputStep], adapt: Adapt | None = None,
+                             script: ScriptFn | None = None) -> CheckResult:
+    """Run the artefact at 60 and 240 Hz with ``steps`` and decide from pixels (then ``adapt``).
+
+    ``script`` may replace ``steps`` first (the inputs the task's probes found the game needs).
+    """
+    note = ""
+    if script is not None:
+        found = await script(ctx)
+        if found is not None:
+            steps, note = sorted(found[0], key=lambda s: s.t), found[1]
     result = await _pixel_check(ctx, steps)
+    if note:
+        result.detail = f"{note} {result.detail}"
     if adapt is None:
         return result
 

@@ -52,7 +52,7 @@ globalThis.__abView = ((cfg) => {
   function resolveCircles(list) {
     const canvases = document.getElementsByTagName("canvas");
     const out = [];
-    for (const [i, x, y, r, a] of list || []) if (i >= 0 && canvases[i]) out.push([canvases[i], x, y, r, a]);
+    for (const [i, x, y, r, a, key] of list || []) if (i >= 0 && canvases[i]) out.push([canvases[i], x, y, r, a, key]);
     return out;
   }
 
@@ -83,6 +83,32 @@ globalThis.__abView = ((cfg) => {
   // Pages without a canvas are captured as a raster of their element boxes (background colours,
   // rounded boxes, images, text) drawn into the small canvas: fast enough to capture inside the
   // stepping evaluate, and what moves on screen moves in it.
+  const bgImages = new Map();  // background-image url -> an <img> of ours (the page loaded it already)
+  function bgImage(css) {
+    // url("...") as computed style writes it (quotes inside escaped), or url(...) unquoted
+    let i = css.indexOf("url(");
+    if (i < 0) return null;
+    i += 4;
+    let url = "";
+    const q = css[i];
+    if (q === '"' || q === "'") {
+      for (let k = i + 1; k < css.length && css[k] !== q; k++) {
+        if (css[k] === "\\" && k + 1 < css.length) k++;
+        url += css[k];
+      }
+    } else {
+      const end = css.indexOf(")", i);
+      url = css.slice(i, end < 0 ? css.length : end).trim();
+    }
+    if (!url) return null;
+    let img = bgImages.get(url);
+    if (img === undefined && bgImages.size < 50) {
+      img = N.createElement.call(document, "img");
+      img.setAttribute("src", url);
+      bgImages.set(url, img);
+    }
+    return img || null;
+  }
   function rasterDom(sctx, w, h) {
     const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
     const sx = w / vw, sy = h / vh;
@@ -126,6 +152,13 @@ globalThis.__abView = ((cfg) => {
           N.fill.call(sctx);
         } else {
           sctx.fillRect(x, y, bw, bh);
+        }
+      }
+      const bgi = st.backgroundImage;
+      if (bgi && bgi.indexOf("url(") >= 0) {  // a sprite drawn as a background image (a DOM bird)
+        const img = bgImage(bgi);
+        if (img && img.complete && img.naturalWidth > 0) {
+          try { N.drawImage.call(sctx, img, x, y, bw, bh); } catch (e) { /* not drawable */ }
         }
       }
       const bwid = parseFloat(st.borderTopWidth) || 0;
@@ -251,7 +284,11 @@ globalThis.__abView = ((cfg) => {
     const first = els[0];
     let arena = first instanceof SVGElement ? first.ownerSVGElement : first.offsetParent;
     if (arena === document.body || arena === document.documentElement) arena = null;
-    return { dom: true, els, arena };
+    const cols = els.map((el) => {
+      const st = N.getComputedStyle(el);
+      return (el instanceof SVGElement ? st.fill : st.backgroundColor + " " + st.backgroundImage).slice(0, 60);
+    });
+    return { dom: true, els, arena, cols };
   }
   function arenaRect(t) {
     if (t.arena) {  // inside its border: where a ball can be seen
@@ -277,6 +314,56 @@ globalThis.__abView = ((cfg) => {
   }
 
 
+  // ---- bodies: what a person takes for balls, logged every `every` frames for the ball probes ----
+  // Every opaque circle drawn (a ball, its highlight, its outline): which of them are balls is
+  // decided from how they move (Python: a highlight rides on its ball). A circle drawn twice at
+  // the same place (fill, then stroke) is logged once.
+  const B = { every: 0, target: undefined, log: [], colours: [], ids: new Map(), rescan: 0 };
+  function colourId(key) {
+    let id = B.ids.get(key);
+    if (id === undefined && B.colours.length < 200) { id = B.colours.length; B.colours.push(key); B.ids.set(key, id); }
+    return id === undefined ? -1 : id;
+  }
+  function dedupe(cs) {
+    const out = [];
+    for (let i = 0; i < cs.length && out.length < 400; i++) {
+      const c = cs[i];
+      const x = Math.round(c[0] * 10) / 10, y = Math.round(c[1] * 10) / 10, r = Math.round(c[2] * 10) / 10;
+      let dup = false;
+      for (let k = out.length - 1; k >= 0 && k >= out.length - 3; k--) {
+        const o = out[k];
+        if (o[0] === x && o[1] === y && o[2] === r) { dup = true; break; }
+      }
+      if (!dup) out.push([x, y, r, c[3]]);
+    }
+    return out;
+  }
+  function logBodies(frame, age) {
+    const t = B.target;
+    if (t === undefined || t === null || (t.dom && ++B.rescan % 30 === 0) || (t.nodeType && !t.isConnected)) {
+      B.target = pickTrackCanvas();
+    }
+    const cs = [];
+    let size = null;
+    if (B.target && B.target.dom) {
+      const a = arenaRect(B.target);
+      size = [Math.round(a.width), Math.round(a.height)];
+      for (let k = 0; k < B.target.els.length; k++) {
+        const el = B.target.els[k];
+        if (!el.isConnected) continue;
+        const r = N.getRect.call(el);
+        if (r.width <= 0) continue;
+        cs.push([r.left + r.width / 2 - a.left, r.top + r.height / 2 - a.top, Math.max(r.width, r.height) / 2,
+          colourId(B.target.cols[k])]);
+      }
+    } else if (B.target) {
+      size = [B.target.width, B.target.height];
+      const src = age <= 6 ? S.lastCircles : [];
+      for (const [cv, x, y, r, a, key] of src) if (cv === B.target && a >= FAINT) cs.push([x, y, r, colourId(key || "")]);
+    }
+    if (B.log.length < 20000) B.log.push([frame, dedupe(cs), size]);
+  }
+
   // ---- stepping --------------------------------------------------------------------------------
   let channel = null, wake = null;  // one channel for every yield (creating one costs more)
   function yieldTask() {
@@ -288,6 +375,27 @@ globalThis.__abView = ((cfg) => {
   }
   let fps = 60;
   function frameTime(n) { return n * 1000 / fps; }
+  // CSS animations and transitions (and element.animate()) follow the virtual clock too: every
+  // frame each running one is set to its virtual age (it keeps running, so readers that wait for
+  // running animations still see it), so a fade-in shows after a virtual second and a blinking
+  // hint blinks alike in every run of the same script. One the page paused is left alone.
+  const anims = new WeakMap();  // Animation -> virtual time it started at (ms)
+  function stepAnimations(now) {
+    let list;
+    try { list = document.getAnimations(); } catch (e) { return; }
+    for (let i = 0; i < list.length && i < 500; i++) {
+      const a = list[i];
+      try {
+        if (a.playState !== "running") continue;
+        let start = anims.get(a);
+        if (start === undefined) {
+          start = now - (Number(a.currentTime) || 0);
+          anims.set(a, start);
+        }
+        a.currentTime = now - start;
+      } catch (e) { /* an animation the page replaced or cancelled */ }
+    }
+  }
 
   const api = {
     // The harness calls every method through here: one JSON string is far cheaper to carry
@@ -315,9 +423,17 @@ globalThis.__abView = ((cfg) => {
           frame = S.frame = frame + 1;
           if (started.ran > 0) await null;  // let promise continuations of timers run first
           clock("rafs");
+          stepAnimations(frameTime(frame));
           await yieldTask();
           const due = capMs > 0 && frameTime(frame) >= capBase + capIndex * capMs - 1e-6;
-          if (track || due) S.lastCircles = resolveCircles(clock("commit", true));
+          const logNow = B.every > 0 && frame % B.every === 0;
+          let age = 0;
+          if (track || due || logNow) {
+            const c = clock("commit", true);
+            S.lastCircles = resolveCircles(c[0]);
+            age = c[1];
+          }
+          if (logNow) { try { logBodies(frame, age); } catch (e) { /* ignore */ } }
           if (track) {  // circles drawn on the canvas that draws them, every frame (cheap: no pixels)
             if (trackCanvas === null) trackCanvas = pickTrackCanvas() || undefined;  // once per run()
             const cs = [];
@@ -348,6 +464,27 @@ globalThis.__abView = ((cfg) => {
       return capture();
     },
     hasCanvas() { return visibleCanvases().length > 0; },
+    // Log the bodies (see logBodies) every `every` frames from now on (0: stop).
+    bodyTrack(every) { B.every = every | 0; B.log = []; B.target = undefined; return true; },
+    // The bodies logged since the last call: {log: [[frame, [[x, y, r, colourId]...], [w, h]]...], colours}.
+    bodies() { const log = B.log; B.log = []; return { log, colours: B.colours.slice() }; },
+    // A person scrolls the game into view: the largest canvas (else the largest element with a
+    // drawn background) when it does not fit in the viewport where it is.
+    reveal() {
+      const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
+      let best = null, area = 0;
+      for (const c of N.querySelectorAll.call(document, "canvas")) {
+        const r = N.getRect.call(c);
+        if (r.width < 50 || r.height < 50 || r.width * r.height <= area) continue;
+        best = c; area = r.width * r.height;
+      }
+      if (!best) return false;
+      const r = N.getRect.call(best);
+      if (r.top >= 0 && r.left >= 0 && r.bottom <= vh + 1 && r.right <= vw + 1) return false;
+      if (r.top < 0 && r.bottom > vh) return false;  // taller than the window: it is in view
+      best.scrollIntoView({ block: r.height > vh ? "start" : "center", inline: "nearest" });
+      return true;
+    },
     // The largest visible canvas's box in CSS px (the viewport when there is none).
     mainRect() {
       const list = visibleCanvases();

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agentbench.checks import CheckResult
 from agentbench.checks.browser import INPUT_SCRIPTS, PROBES, BrowserHarness, ProbeContext
-from agentbench.checks.browser._refresh import REFRESH_ADAPT, refresh_rate_check
+from agentbench.checks.browser._refresh import REFRESH_ADAPT, REFRESH_SCRIPT, refresh_rate_check
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DEMO = Path(__file__).resolve().parents[3] / "agentbench" / "models" / "demo_data"
@@ -40,7 +40,7 @@ class GameRuns:
     async def refresh(self, name: str) -> CheckResult:
         if name not in self._refresh:
             adapt = REFRESH_ADAPT.get(self.task)
-            check = refresh_rate_check(self._ctx(name), INPUT_SCRIPTS[self.task], adapt)
+            check = refresh_rate_check(self._ctx(name), INPUT_SCRIPTS[self.task], adapt, REFRESH_SCRIPT.get(self.task))
             if adapt is not None and name not in self._probes:
                 _, self._refresh[name] = await asyncio.gather(self.probes(name), check)
             else:

@@ -93,7 +93,7 @@ async def test_full_checks_on_a_page_that_never_loads_fail_fast(chromium_path: s
                                              chromium_path=chromium_path)
     took = time.monotonic() - started
     by_id = {r.id: r for r in results}
-    assert list(by_id) == ["load", "flap-input", "game-over", "restart", "refresh-rate", "runtime-errors"]
+    assert list(by_id) == ["load", "flap-input", "game-over", "restart", "score", "refresh-rate", "runtime-errors"]
     assert all(by_id[c].status == "fail" for c in ("load", "flap-input", "game-over", "restart", "refresh-rate"))
     assert "did not finish" in by_id["load"].detail
     assert took < BOUND_S + 10

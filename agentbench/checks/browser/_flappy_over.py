@@ -1,0 +1,155 @@
+"""Flappy game over and restart, judged on the run with the start and no further input.
+
+``watch_over`` plays that run until a person would say the game is over: a game-over message
+appears (drawn on the canvas or in the page's text), or the page reloads itself (a silent restart:
+no game over is ever shown). ``restart`` then tries what a person tries on a game-over screen and
+asks for a new game that can be played (the screen moves, flapping, for a second or more); a
+restart that reloads the page is not one (the prompt asks for a restart without reloading).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .._model import CheckResult
+from ._play import Run, differs
+
+__all__ = ["GAME_OVER_RE", "Over", "frozen_for", "over_since", "restart", "watch_over"]
+
+GAME_OVER_RE = re.compile(r"game\s*-?\s*over|you\s+(died|lose|lost|crashed)|\bcrash(ed)?\b|try\s+again|"
+                          r"play\s+again|final\s+score|\brestart", re.IGNORECASE)
+POLL = 0.25
+HINT_S = 0.3  # a matching text first drawn this soon after the start is a hint ("R: restart"), not an end
+FLAP_PERIOD = 0.45
+PLAY_S = 1.6  # a restarted game is played this long (virtual s), flapping
+
+
+@dataclass
+class Over:
+    """How the no-input run ended (times in virtual s)."""
+
+    at: float | None = None           # the game-over message was first shown
+    reloaded_at: float | None = None  # the page reloaded itself before any message
+    texts: list[str] = field(default_factory=list)
+
+
+async def over_since(run: Run, t_from: float, dom_before: str, *, hint_until: float | None = None) -> float | None:
+    """When a game-over message was shown after ``t_from`` (and is still drawn then), else None.
+
+    Canvas text counts from when it was drawn; a DOM line counts when it is new since
+    ``dom_before``. ``hint_until``: canvas text first drawn before this is a hint, not an ending.
+    """
+    best: float | None = None
+    texts = await run.session.texts()
+    run.check_reload()
+    for text, first, last, _n in texts:
+        if not GAME_OVER_RE.search(text) or last / 1000 <= t_from + 1e-6:
+            continue
+        if hint_until is not None and first / 1000 < hint_until:
+            continue
+        at = max(first / 1000, t_from)
+        best = at if best is None else min(best, at)
+    if best is not None:
+        return best
+    dom = await run.session.dom_text()
+    run.check_reload()
+    before = set(dom_before.splitlines())
+    fresh = [line for line in dom.splitlines() if line.strip() and line not in before]
+    if any(GAME_OVER_RE.search(line) for line in fresh):
+        return run.now
+    return None
+
+
+def frozen_for(run: Run) -> float:
+    """How long (virtual s) the screen has not changed at the end of the run so far."""
+    i = run.last_index()
+    j = i
+    while j > 0 and run.code(j - 1) is not None and not differs(run.code(j - 1), run.code(j)):  # type: ignore[arg-type]
+        j -= 1
+    return (i - j) * run.every
+
+
+async def watch_over(run: Run, t0: float, limit: float) -> Over:
+    """Play ``run`` (no input) until a game-over message or a reload, at most to ``t0 + limit``."""
+    dom_before = run.dom_first if run.dom_first is not None else await run.session.dom_text()
+    over = Over()
+    while not run.broken:
+        at = await over_since(run, t0, dom_before, hint_until=t0 + HINT_S)
+        if at is not None:
+            over.at = at
+            await run.advance(0.5)  # the screen after it: frozen or not, for the evidence
+            return over
+        if run.reloads:
+            over.reloaded_at = run.reloads[0]
+            return over
+        if run.now >= t0 + limit - 1e-9:
+            return over
+        await run.advance(min(POLL, t0 + limit - run.now))
+    return over
+
+
+RESTART_INPUTS = [("Space", "press:Space"), ("a click", "click:0.5,0.5"),
+                  ("a Restart button", r"target:restart|play\s*again|try\s*again|retry|replay|new\s+game|"
+                   r"again|\b(start|play)\b|\u21bb|\u27f3"),
+                  ("Enter", "press:Enter"), ("R", "press:r")]
+
+
+async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str) -> tuple[bool, str]:
+    """Flap for 1.6 s after a restart input: a new game moves and is not over within a second."""
+    start_i = run.index(run.now)
+    end = t_in + PLAY_S
+    next_flap = t_in + 0.3
+    again: float | None = None
+    def changes() -> int:
+        return sum(1 for i in range(start_i + 1, run.last_index() + 1)
+                   if run.code(i - 1) is not None and run.code(i) is not None
+                   and differs(run.code(i - 1), run.code(i)))  # type: ignore[arg-type]
+
+    while run.now < end - 1e-9 and not run.broken:
+        await run.advance(max(0.0, min(next_flap, end) - run.now))
+        if await over_since(run, max(t_in + 0.15, run.now - 0.3), dom_before) is not None:
+            again = run.now
+            break
+        if run.now >= t_in + 0.7 and changes() == 0:
+            break  # a still screen after the input and a flap: nothing started
+        if run.now >= next_flap - 1e-9 and run.now < end - 1e-9:
+            await run.do(flap)
+            next_flap += FLAP_PERIOD
+    moved = changes()
+    lasted = (again - t_in) if again is not None else PLAY_S
+    if moved >= 5 and lasted >= 1.0:
+        return True, f"runs {lasted:.1f}+ s with flapping"
+    return False, "nothing moved" if moved < 5 else f"game over again after {lasted:.1f} s"
+
+
+async def restart(run: Run, start: tuple[str, str] | None, flap: str) -> CheckResult:
+    """After game over on ``run``: does some input start a new playable game without a reload?"""
+    await run.advance(0.5)  # games often ignore input for a moment after the crash
+    dom_before = run.dom_first or ""
+    tried: list[str] = []
+    inputs = list(RESTART_INPUTS)
+    if start is not None and start[1] not in {a for _, a in inputs} and not start[1].startswith("click"):
+        inputs.append(start)
+    for name, action in inputs:
+        t_in = run.now
+        reloads = len(run.reloads)
+        if not await run.do(action):
+            tried.append(f"{name}: none shown")
+            continue
+        await run.advance(0.05)
+        if len(run.reloads) > reloads:
+            tried.append(f"{name}: reloads the page")
+            break  # the page is back at its start: later inputs would not act on a game over
+        ok, how = await _plays_again(run, t_in, dom_before, flap)
+        if ok:
+            return CheckResult(id="restart", status="pass", detail=f"{name} starts a new game that {how}",
+                               data={"input": name})
+        tried.append(f"{name}: {how}")
+        if run.broken:
+            break
+        if how != "nothing moved":
+            await run.advance(2.5)  # let a half-started game end before the next try
+    return CheckResult(id="restart", status="fail", data={"tried": tried},
+                       detail="no input started a new playable game after game over without reloading the page ("
+                       + "; ".join(tried) + ")")
