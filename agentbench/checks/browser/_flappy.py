@@ -114,6 +114,36 @@ def rejoins(flap: Run, base: Run, after: float, until: float) -> float | None:
     return None
 
 
+HOVER_S = 1.0  # the no-input bird resting this long in mid-fall while the game goes on: a floor that does not kill
+
+
+def fall_stops(base: Run, flap: Run, lo: float, hi: float) -> tuple[float, float] | None:
+    """(when, row) from which the no-input bird stopped falling for HOVER_S s while the game went on.
+
+    The bird of ``base`` is found where ``flap`` differs from it (``locate_shift``: the pixels that
+    show something in the base run), every 0.1 s in [lo, hi]. Without input a Flappy bird falls
+    until something ends the game; one that stays at a height (bobbing a little) while the scene
+    still moves rests on a floor that does not end the game.
+    """
+    track: list[tuple[float, float, int]] = []  # (t, the base bird's row, the capture's height)
+    step = max(1, round(0.1 / base.every))
+    for i in range(base.index(lo), base.index(hi) + 1, step):
+        fa, fb = base.frames.get(i), flap.frames.get(i)
+        if fa is None or fb is None or (fa.width, fa.height) != (fb.width, fb.height):
+            continue
+        got = locate_shift(fa.image, fb.image)
+        if got is not None:
+            track.append((i * base.every, got[0], fa.height))
+    for k, (t, row, tall) in enumerate(track):
+        window = [r for tt, r, _ in track[k:] if tt <= t + HOVER_S + 1e-9]
+        if track[k + len(window) - 1][0] - t < HOVER_S - 0.15 or len(window) < 6:
+            break
+        if max(window) - min(window) <= 0.04 * tall and window[-1] - window[0] <= 0.02 * tall \
+                and moving(base, t, t + HOVER_S) >= 0.5 * HOVER_S / base.every:
+            return t, row
+    return None
+
+
 async def _flap_run(ctx: ProbeContext, start: Start, action: str, over: Over) -> Run:
     """The start, then taps; played until B's end (where F may rejoin B), at most FLAP_WATCH s."""
     extra = [Step(start.t0 + dt, action) for dt in TAPS]
@@ -133,6 +163,12 @@ def _game_over(start: Start, base: Run, over: Over, flap: Run | None, lifted: bo
                                detail=f"the bird's fall stops without ending the game: {began}, a flapped bird "
                                f"fell back onto exactly the no-input course at {back - t0:.1f} s while the game "
                                f"went on (only hitting a pipe ended it, at {over.at - t0:.1f} s)")
+        rest = fall_stops(base, flap, t0 + TAPS[0], over.at - 0.1) if flap is not None and lifted else None
+        if rest is not None:
+            return CheckResult(id="game-over", status="fail", data={"rests_from_s": round(rest[0] - t0, 2)},
+                               detail=f"the bird's fall stops without ending the game: {began}, the bird without "
+                               f"input stops falling at {rest[0] - t0:.1f} s and stays at that height while the "
+                               f"game goes on (only hitting a pipe ended it, at {over.at - t0:.1f} s)")
         return CheckResult(id="game-over", status="pass", data={"over_after_s": round(over.at - t0, 2),
                                                                  "start": start.name},
                            detail=f"{start.name or 'The game'} starts the game; without input it ends and "
