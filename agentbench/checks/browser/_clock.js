@@ -26,6 +26,7 @@
   const NDate = window.Date, NMath = Math;
   const N = {
     addEventListener: EventTarget.prototype.addEventListener,
+    removeEventListener: EventTarget.prototype.removeEventListener,
     dispatchEvent: EventTarget.prototype.dispatchEvent,
     CustomEvent: window.CustomEvent,
     detail: getDesc(CustomEvent.prototype, "detail").get,
@@ -74,6 +75,16 @@
   const call = (fn, self, ...args) => apply(fn, self, args);  // rest parameters use no iterator
   const push = (arr, v) => { arr[arr.length] = v; };
   const str = (v) => apply(N.String, undefined, [v]);
+
+  // Once per document: while the harness re-registers the clock (the new registration is added
+  // before the old one is removed, so no document is ever made without one) a document may get
+  // both. The second asks on the session's secret channel whether a clock already answers there.
+  let answered = false;
+  const heard = () => { answered = true; };
+  call(N.addEventListener, window, cfg.channel + ":r", heard);
+  call(N.dispatchEvent, window, new N.CustomEvent(cfg.channel, { detail: "[\"ping\",[]]" }));
+  call(N.removeEventListener, window, cfg.channel + ":r", heard);
+  if (answered) return;
 
   // ---- functions that read as native: name, length, no prototype, "[native code]" -------------------
   const nativeNames = new N.WeakMap();
@@ -452,6 +463,7 @@
     S.circles = [];
   }
   const api = {
+    ping() { return true; },
     frame(n, expectId) {
       if (expectId && expectId !== S.id) return { stale: true };
       commit();

@@ -101,9 +101,9 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
         return CheckResult(id=result.id, status="pass", detail=f"{seen}: the game runs at the same speed{note}",
                            evidence=evidence, data=data)
     if ratio >= FAIL_RATIO or ratio <= 1 / FAIL_RATIO:
-        how_much = f"{ratio:.1f}x faster" if ratio > 1 else f"{1 / ratio:.1f}x slower"
+        how_much = f"{ratio:.1f}x sooner" if ratio > 1 else f"{1 / ratio:.1f}x later"
         return CheckResult(id=result.id, status="fail", evidence=evidence, data=data,
-                           detail=f"{seen}: at 240 Hz the game runs {how_much}, motion is tied to the frame rate")
+                           detail=f"{seen}: at 240 Hz the game ends {how_much}, motion is tied to the frame rate")
     result.detail += f"; {seen} (ratio {ratio:.2f}: not clear either way)"
     result.data = data
     return result

@@ -206,7 +206,8 @@ class BrowserHarness:
 
         The clock is registered per session over CDP, so its config (rate, seed, epoch, the secret
         channel, the session's time for Date) is never a page global; the previous session's (or
-        the previous time's) registration is removed first. Raises CheckError when CDP fails.
+        the previous time's) registration is removed after the new one is in. Raises CheckError when
+        CDP fails.
         """
         slot = session.slot
         assert slot is not None
@@ -214,13 +215,14 @@ class BrowserHarness:
                "channel": session.channel}
         source = _CLOCK_JS.replace("__AB_CONFIG__", json.dumps(cfg))
         try:
-            if slot.clock_script is not None:
-                await slot.cdp.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": slot.clock_script})
-                slot.clock_script = None
+            # The new one first: a document the page makes meanwhile (a reload it started) must
+            # get a clock; one that gets both keeps the first (see _clock.js: once per document).
             added = await slot.cdp.send("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+            old, slot.clock_script = slot.clock_script, added["identifier"]
+            if old is not None:
+                await slot.cdp.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": old})
         except PlaywrightError as exc:
             raise CheckError(f"could not register the virtual clock: {exc.message}") from exc
-        slot.clock_script = added["identifier"]
 
     async def _new_slot(self, root: Path, viewport: tuple[int, int]) -> Slot:
         assert self._browser is not None
