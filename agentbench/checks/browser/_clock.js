@@ -468,7 +468,11 @@
       if (expectId && expectId !== S.id) return { stale: true };
       commit();
       S.frame = n;
-      return { ran: runTimers(frameRel(n)) };
+      const ran = runTimers(frameRel(n));
+      // No timer ran, so no promise continuation waits: the frame's callbacks run at once (one
+      // request per frame instead of two).
+      if (ran === 0) api.rafs();
+      return { ran };
     },
     rafs() {
       const ft = frameRel(S.frame);

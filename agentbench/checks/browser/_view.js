@@ -421,8 +421,10 @@ globalThis.__abView = ((cfg) => {
           if (started === NO_CLOCK) return { noClock: true };
           if (started.stale) return { stale: true };
           frame = S.frame = frame + 1;
-          if (started.ran > 0) await null;  // let promise continuations of timers run first
-          clock("rafs");
+          if (started.ran > 0) {  // let promise continuations of timers run first
+            await null;
+            clock("rafs");
+          }
           stepAnimations(frameTime(frame));
           await yieldTask();
           const due = capMs > 0 && frameTime(frame) >= capBase + capIndex * capMs - 1e-6;
