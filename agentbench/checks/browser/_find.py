@@ -57,7 +57,8 @@ __all__ = [
     "value",
 ]
 
-_JS = Path(__file__).with_name("_find.js").read_text(encoding="utf-8")
+# _explore.js adds the page explorer's readers (shadow-piercing candidates and row state) to the same library.
+_JS = "\n".join(Path(__file__).with_name(name).read_text(encoding="utf-8") for name in ("_find.js", "_explore.js"))
 _ACTION_TIMEOUT_MS = 2500
 _ANIMATION_WAIT_S = 2.0  # at most per read
 _ANIMATION_BUDGET_S = 8.0  # at most per page: a page that never stops animating is read as it is
