@@ -29,7 +29,7 @@ from ._page import PageBroken
 if TYPE_CHECKING:
     from ._page import PageSession
 
-__all__ = ["Control", "Trials", "act", "controls", "listeners"]
+__all__ = ["Control", "Trials", "act", "controls", "listeners", "opaque_parts"]
 
 log = structlog.get_logger()
 
@@ -129,6 +129,29 @@ def _walk(node: dict[str, Any], path: str, out: dict[int, str]) -> None:
         name = child.get("localName", "")
         tag = name if re.fullmatch(r"[a-z][a-z0-9-]*", name) else "*"
         _walk(child, f"{path} > {tag}:nth-child({index + 1})", out)
+
+
+async def opaque_parts(session: PageSession) -> list[str]:
+    """Parts of the page no reader can see into: closed shadow roots and frames (what they are)."""
+    try:
+        doc = await session.cdp("DOM.getDocument", {"depth": -1, "pierce": True})
+    except CheckError:
+        return []
+    finally:
+        try:
+            await session.cdp("DOM.disable")
+        except (CheckError, PageBroken):
+            pass
+    out: list[str] = []
+    stack = [doc["root"]]
+    while stack and len(out) < 10:
+        node = stack.pop()
+        if node.get("localName") in {"iframe", "frame", "object", "embed"}:
+            out.append(f"<{node['localName']}>")
+        out += [f"a closed shadow root in <{node.get('localName')}>" for r in node.get("shadowRoots", [])
+                if r.get("shadowRootType") == "closed"]
+        stack += node.get("children", [])
+    return out
 
 
 async def controls(session: PageSession, *, scope: str | None = None, exclude: Iterable[str] = (),

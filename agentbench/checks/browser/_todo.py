@@ -156,7 +156,7 @@ async def probe_todo(ctx: ProbeContext, only: Iterable[str] | None = None) -> li
     wanted = set(CHECK_IDS if only is None else only)
     ex = Exploration(ctx)
     jobs: dict[str, Any] = {
-        "add": _judged(ex, "add", judge_add, False),
+        "add": _judged(ex, "add", judge_add, True),
         "complete": _judged(ex, "complete", judge_complete, True),
         "delete": _replayed(ctx, ex, "delete", check_delete, True),
         "filter": _judged(ex, "filter", judge_filter, True),

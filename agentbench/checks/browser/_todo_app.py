@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from ._explore import Control, act
-from ._find import Absent, dom, press, settle, type_into
+from ._find import Absent, dom, page_exceptions, press, settle, type_into
 
 if TYPE_CHECKING:
     from ._page import PageSession
@@ -57,6 +57,7 @@ class TodoMap:
     add_paths: list[AddPath] = _field(default_factory=list)  # those that add exactly one task
     add_tries: dict[str, int] = _field(default_factory=dict)  # add path label -> times the task was shown
     add_controls: list[str] = _field(default_factory=list)  # page controls tried as Add buttons
+    add_threw: list[str] = _field(default_factory=list)  # adds during the exploration that threw
     toggle: Recipe | None = None  # marks done, and a second use marks not done again
     one_way: Recipe | None = None  # marks done, but a second use does not undo it
     toggle_facts: dict[str, Any] = _field(default_factory=dict)
@@ -125,7 +126,7 @@ def look_diff(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 class TodoApp:
     """One to-do app in one page: the explored map, the tasks added so far, and how to use them."""
 
-    def __init__(self, session: PageSession, todo: TodoMap) -> None:
+    def __init__(self, session: PageSession, todo: TodoMap, *, exploring: bool = False) -> None:
         if not todo.field:
             raise CheckError("no task field is known for this page")
         self.s = session
@@ -133,6 +134,7 @@ class TodoApp:
         self.field: str = todo.field
         self.tasks: list[str] = []
         self.path: AddPath | None = todo.add_paths[0] if todo.add_paths else None
+        self.exploring = exploring  # adds that throw are recorded in the map (for the add check)
 
     # ---- reading ----------------------------------------------------------------------------
     def stops(self) -> list[str]:
@@ -188,7 +190,11 @@ class TodoApp:
         """Add tasks by the first way the exploration found to work; AddBroken when it does not."""
         for text in texts:
             self.tasks.append(text)
+            errors = len(self.s.errors)
             await self.type_task(text)
+            thrown = page_exceptions(self.s.errors[errors:])
+            if thrown and self.exploring:
+                self.map.add_threw.append(f"adding '{text}' by {self.path.label if self.path else '?'} threw {thrown[0]}")
             if not self.shown(await self.state()).get(text):
                 how = self.path.label if self.path else "no known way"
                 raise AddBroken(f"typed '{text}' and added it by {how}, but it was not shown")

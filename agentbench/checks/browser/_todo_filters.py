@@ -166,10 +166,27 @@ async def _try(s: PageSession, app: TodoApp, todo: TodoMap, trials: Trials, cont
     if named and named not in todo.filter_facts["named"]:
         todo.filter_facts["named"][named] = {"name": name, "shown": sorted(shown)}
     if flipped:
-        todo.filter_facts["lost"] = f"{what} changed which tasks are done; the filters could not be told apart after it"
-        return None
+        if named and all(m in done_set for m in flipped):
+            # A filter that brings the marked tasks back unmarked: the app never kept the marks.
+            todo.filter_facts["forgot"] = f"after {what}, the tasks marked done ({flipped}) showed as not done again"
+            return None
+        if not await _restore(s, app, todo, flipped):
+            todo.filter_facts["lost"] = f"{what} changed which tasks are done and they could not be set back"
+            return None
     if key and key not in todo.filters and not (key == "all" and view == known):
         todo.filters[key] = (control, action)
         if named and named != key:
             todo.filter_facts["misnamed"].append(f"'{name}' showed {'the ' + key if key != 'all' else 'all'} tasks")
     return shown
+
+
+async def _restore(s: PageSession, app: TodoApp, todo: TodoMap, flipped: list[str]) -> bool:
+    """Set tasks a control marked or unmarked (a "mark all" box) back, with the row's own toggle."""
+    if todo.toggle is None:
+        return False
+    for task in flipped:
+        await app.use(todo.toggle, task)
+    state = await app.state(look=True)
+    done = app.done(state)
+    want = set(todo.filter_facts.get("done", []))
+    return all(done.get(m) == (m in want) for m in flipped)

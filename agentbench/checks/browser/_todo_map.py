@@ -22,8 +22,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
-from ._explore import Control, Trials, act, controls, listeners
-from ._find import dom, mouse_away, press, settle, type_into
+from ._explore import Control, Trials, act, controls, listeners, opaque_parts
+from ._find import dom, mouse_away, page_exceptions, press, settle, type_into
 from ._page import PageBroken
 from ._readings import tree_distance
 from ._todo_app import AddBroken, AddPath, Recipe, TodoApp, TodoMap, look_diff
@@ -41,7 +41,7 @@ ROW_CAP = 16  # actions tried on rows
 _DEL = re.compile(r"delete|remove|trash|destroy|discard|erase|\bdel\b|✕|✖|×|✗|❌|🗑|^\s*x\s*$|xmark|close", re.I)
 _TOG = re.compile(r"\bdone\b|complete|finish|\bcheck|toggle|\bmark|✓|✔|☐|☑|✅|undo|reopen|uncheck|restore", re.I)
 _EDIT = re.compile(r"edit|pencil|rename|✎|✏|\bsave\b|cancel", re.I)
-_ADD = re.compile(r"^\s*[+＋➕]\s*$|\badd\b|\bcreate\b|\bsubmit\b|\bsave\b|\bnew\b|tambah|hinzuf|ajouter|añadir|"
+_ADD = re.compile(r"^\s*[+＋➕]\s*$|\badd\b|\bcreate\b|\bsubmit\b|\bsave\b|tambah|hinzuf|ajouter|añadir|"
                   r"agregar|aggiungi|adicionar|toevoegen|dodaj|ekle|добав|添加|追加|추가", re.I)
 _ADD_CLASS = re.compile(r"(^|[\s_-])(add|plus|create|submit)([\s_-]|$)|fa-plus|bi-plus|icon-plus", re.I)
 _FIELD_HINT = re.compile(r"task|to-?do|add|what|new|item|enter|tugas|tarefa|aufgabe|tâche|tarea", re.I)
@@ -78,11 +78,15 @@ async def find_adds(s: PageSession, todo: TodoMap, names: Names, trials: Trials)
     fields = await dom(s, "fields")
     fields.sort(key=lambda f: (f["kind"] == "editable", 0 if _FIELD_HINT.search(f["hint"]) else 1, f["top"]))
     if not fields:
+        hidden = await opaque_parts(s)
+        if hidden:
+            raise CheckError(f"found no field to type a task into; the page has parts that cannot be seen into "
+                             f"({', '.join(hidden[:3])})")
         raise AddBroken("the page has no field to type a task into, so no task can be added")
     app: TodoApp | None = None
     for f in fields[:2]:
         todo.field, todo.max_length = f["path"], int(f.get("maxLength") or -1)
-        app = TodoApp(s, todo)
+        app = TodoApp(s, todo, exploring=True)
         await _try_adds(s, app, todo, names, trials)
         if todo.add_paths:
             break
@@ -105,17 +109,23 @@ async def _try_adds(s: PageSession, app: TodoApp, todo: TodoMap, names: Names, t
     await app.type_task(task, AddPath("Enter"))
     n = app.shown(await app.state())[task]
     todo.add_tries["Enter"] = n
-    thrown = s.errors[errors:]
-    todo.add_tries["Enter threw"] = len(thrown)
+    thrown = page_exceptions(s.errors[errors:])
+    if thrown and n:
+        todo.add_threw.append(f"adding '{task}' by Enter threw {thrown[0]}")
     trials.add("the task field", f"typed '{task}' + Enter", _shown_words(n) + (f"; threw {thrown[0]}" if thrown else ""),
                found="the page's text field")
     if n:
         todo.add_paths.append(AddPath("Enter"))
+    else:
+        app.tasks.remove(task)
     state = await app.state()
     rows = [i["row"] for infos in state["items"].values() for i in infos if i["shown"]]
-    cands = rank_add(await controls(s, exclude=[app.field, *rows]), app.field)
-    if n:  # Enter adds: look only for a button that says it adds, or submits the field's form
-        cands = [c for c in cands if _ADD.search(c.name) or _ADD_CLASS.search(c.cls)][:2]
+    # A form is submitted by Enter or its button, never clicked; the field's own label only focuses it.
+    cands = [c for c in await controls(s, exclude=[app.field, *rows])
+             if c.kind not in {"form", "field", "editable"} and not (c.kind == "label" and c.how == "markup")]
+    cands = rank_add(cands, app.field)
+    if n:  # Enter adds: look only for a control that says it adds
+        cands = [c for c in cands if len(c.name) <= 24 and (_ADD.search(c.name) or _ADD_CLASS.search(c.cls))][:2]
     for c in cands[:ADD_CAP]:
         if not trials.take():
             break
@@ -127,13 +137,16 @@ async def _try_adds(s: PageSession, app: TodoApp, todo: TodoMap, names: Names, t
         todo.add_controls.append(c.describe())
         state = await app.state()
         k = app.shown(state)[task]
-        thrown = s.errors[errors:]
+        thrown = page_exceptions(s.errors[errors:])
         effect = _shown_words(k) if k else _page_effect(state, task, url, s.page.url)
         trials.add(c, f"typed '{task}' + click", effect + (f"; threw {thrown[0]}" if thrown else ""))
-        if k:
+        if not k:
+            app.tasks.remove(task)
+        else:
             path = AddPath("button", c)
             todo.add_tries[path.label] = k
-            todo.add_tries[path.label + " threw"] = len(thrown)
+            if thrown:
+                todo.add_threw.append(f"adding '{task}' by {path.label} threw {thrown[0]}")
             todo.add_paths.append(path)
             return
         if s.page.url.split("#")[0] != url.split("#")[0]:
@@ -201,11 +214,12 @@ async def _row_candidates(s: PageSession, app: TodoApp, task: str) -> list[tuple
 
 async def explore_rows(s: PageSession, app: TodoApp, todo: TodoMap, names: Names, trials: Trials) -> None:
     """Try each part of a task's row until one marks it done (and back) and one deletes it."""
-    while len(app.tasks) < 3:
-        await app.add(names.next())
-    fresh = [t for t in app.tasks if app.shown(await app.state()).get(t) == 1]
-    if len(fresh) < 2:
-        return
+    shown = app.shown(await app.state())
+    fresh = [t for t in app.tasks if shown.get(t) == 1]
+    while len(fresh) < 3:
+        task = names.next()
+        await app.add(task)
+        fresh.append(task)
     target = fresh[1]
     cands = await _row_candidates(s, app, target)
     for _, recipe in cands:

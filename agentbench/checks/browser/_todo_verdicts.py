@@ -21,10 +21,9 @@ def _table(todo: TodoMap, *phases: str) -> list:
 
 def judge_add(todo: TodoMap) -> CheckResult:
     """Enter or an Add button adds exactly one task; a way that adds twice or throws is a defect."""
-    tries = {k: n for k, n in todo.add_tries.items() if not k.endswith(" threw")}
-    good = [k for k, n in tries.items() if n == 1 and not todo.add_tries.get(k + " threw")]
-    bad = [f"{k} showed the task {n} times" for k, n in tries.items() if n >= 2]
-    bad += [f"{k} threw an exception" for k in tries if todo.add_tries.get(k + " threw") and tries[k]]
+    tries = todo.add_tries
+    good = [k for k, n in tries.items() if n == 1]
+    bad = [f"{k} showed the task {n} times" for k, n in tries.items() if n >= 2] + todo.add_threw[:2]
     evidence = _table(todo, "add")
     if bad:
         return CheckResult(id="add", status="fail", detail="; ".join(bad), evidence=evidence)
@@ -75,6 +74,8 @@ def judge_complete(todo: TodoMap) -> CheckResult:
         if named and want is not None and key not in todo.filters and named["shown"] != want and len(
                 named["shown"]) < len(ff.get("done", [])) + len(ff.get("active", [])):
             problems.append(f"after marking tasks done, '{named['name']}' showed {named['shown']}, expected {want}")
+    if ff.get("forgot"):
+        problems.append(f"marking done is not kept: {ff['forgot']}")
     if facts.get("threw"):
         problems.append(f"marking done threw: {facts['threw'][0]}")
     if problems:
@@ -92,6 +93,9 @@ def judge_filter(todo: TodoMap) -> CheckResult:
         return CheckResult(id="filter", status=status, evidence=evidence,  # type: ignore[arg-type]
                            detail=f"filters not tried: {ff['skipped']}" if status == "error" else
                            "no task can be marked done (see the complete check), so no filter can show done tasks")
+    if ff.get("forgot"):
+        return CheckResult(id="filter", status="fail", evidence=evidence,
+                           detail=f"the filters do not keep what was marked done: {ff['forgot']}")
     if ff.get("lost"):
         return CheckResult(id="filter", status="error", detail=ff["lost"], evidence=evidence)
     missing = [k for k in ("done", "active", "all") if k not in todo.filters]
