@@ -102,7 +102,8 @@ def look_diff(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
         elif kind == "k":
             out.append("ticked" if a else "unticked" if a is not None else "checkbox gone")
         elif kind == "a":
-            out.append(f"{key[1:].lstrip('0123456789/')}={a}")
+            name = key[1:].lstrip("0123456789/")
+            out.append(f"'{name}' set" if a == "" else f"'{name}' removed" if a is None else f"{name}={a}")
         elif kind == "d":
             out.append("struck through" if "line-through" in str(a) else "no longer struck through"
                        if "line-through" in str(b) else f"text decoration {a}")

@@ -199,7 +199,8 @@ async def _row_candidates(s: PageSession, app: TodoApp, task: str) -> list[tuple
             continue
         rel = await dom(s, "relOf", {"root": row, "el": c.target})
         hover = c.target not in plain
-        what = "its checkbox" if c.kind == "checkbox" else c.describe()
+        what = ("its checkbox" if c.kind == "checkbox" else "its text" if rel == holder_rel else
+                "its row" if rel == "" else c.describe())
         by = c.found_by + (", shown on hover" if hover else "")
         seen.add((rel, "click"))
         out.append((rank_row(c, holder_rel), Recipe(rel, "click", what, by, hover)))
@@ -275,6 +276,15 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
         await settle(s, 0.2)
         return True
     diff = look_diff(b["look"] or {}, a["look"] or {})
+    if not diff and not asked:  # a click that waits for a possible double-click acts a moment later
+        await settle(s, 0.4)
+        after = await app.state(look=True)
+        a = app.item(after, task)
+        if a is None:
+            trials.add(recipe.what, say, f"removed '{task}' after a moment", found=recipe.found_by)
+            todo.delete = todo.delete or recipe
+            return True
+        diff = look_diff(b["look"] or {}, a["look"] or {})
     if not diff:
         words = "nothing changed" + (f" (asked '{asked[0]}', answered Cancel)" if asked else "")
         if asked:
