@@ -166,10 +166,13 @@ Object.assign(AB, (() => {
   }
   // Where to click for an element: itself (transparent still takes the click: a TodoMVC checkbox
   // is drawn by its label's styles over an opacity-0 input), or the label a hidden input sits under.
+  // Not: a speck (a 1 px "screen-reader only" input), clipped away, or moved off the page.
   function clickable(el) {
     if (!el.isConnected || (el.checkVisibility && !el.checkVisibility({ checkVisibilityCSS: true }))) return false;
     const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0 && css(el).pointerEvents !== "none";
+    if (r.width < 4 || r.height < 4 || r.right + scrollX <= 0 || r.bottom + scrollY <= 0) return false;
+    const st = css(el);
+    return st.pointerEvents !== "none" && (!st.clip || st.clip === "auto") && (!st.clipPath || st.clipPath === "none");
   }
   function clickTarget(el) {
     if (clickable(el)) return el;
@@ -193,6 +196,7 @@ Object.assign(AB, (() => {
     const out = [], taken = new Set();
     for (const el of [scope, ...deep(scope)]) {
       if (exclude.some((x) => contains(x, el))) continue;
+      if (el.tagName === "LABEL" && el.control) continue;  // its control stands for it (clicked through it)
       const why = [];
       const own = listen.get(el);
       if (el.matches(CONTROL)) why.push("markup");

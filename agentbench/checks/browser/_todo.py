@@ -20,9 +20,9 @@ from ._find import run_check
 from ._page import PageBroken
 from ._registry import ProbeContext, task_probes
 from ._todo_app import AddBroken, TodoApp, TodoMap
-from ._todo_checks import TASKS, check_delete, check_empty, check_escaping, check_persistence
+from ._todo_checks import TASKS, check_empty, check_escaping
 from ._todo_map import explore_todo
-from ._todo_verdicts import judge_add, judge_complete, judge_filter
+from ._todo_verdicts import judge_add, judge_complete, judge_delete, judge_filter, judge_persistence
 
 if TYPE_CHECKING:
     from ._page import PageSession
@@ -158,9 +158,9 @@ async def probe_todo(ctx: ProbeContext, only: Iterable[str] | None = None) -> li
     jobs: dict[str, Any] = {
         "add": _judged(ex, "add", judge_add, True),
         "complete": _judged(ex, "complete", judge_complete, True),
-        "delete": _replayed(ctx, ex, "delete", check_delete, True),
+        "delete": _judged(ex, "delete", judge_delete, True),
         "filter": _judged(ex, "filter", judge_filter, True),
-        "persistence": _replayed(ctx, ex, "persistence", check_persistence, True),
+        "persistence": _judged(ex, "persistence", judge_persistence, True),
         "escaping": _replayed(ctx, ex, "escaping", check_escaping, False),
         "empty-input": _replayed(ctx, ex, "empty-input", check_empty, False),
     }

@@ -65,6 +65,7 @@ class TodoMap:
     done_look: dict[str, Any] = _field(default_factory=dict)
     delete: Recipe | None = None
     delete_facts: dict[str, Any] = _field(default_factory=dict)
+    persist_facts: dict[str, Any] = _field(default_factory=dict)
     row_tried: int = 0
     row_capped: bool = False
     filters: dict[str, tuple[Control, str]] = _field(default_factory=dict)  # done/active/all -> (control, action)
@@ -212,6 +213,8 @@ class TodoApp:
         if target is None:
             raise CheckError(f"the row of '{task}' has no {recipe.what}")
         await act(self.s, target, recipe.action, f"{recipe.what} of '{task}'")
+        # A click handler that first waits out a possible double-click (~250 ms) has acted by now.
+        await settle(self.s, 0.15)
 
     def has_filters(self, *keys: str) -> bool:
         return all(k in self.map.filters for k in keys)

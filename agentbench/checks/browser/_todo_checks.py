@@ -1,8 +1,7 @@
-"""The to-do checks that replay what the exploration learnt on a pristine page of their own.
+"""The to-do checks that use what the exploration learnt on a pristine page of their own.
 
-``delete`` (exactly the chosen task goes, under a filter too, and stays gone after a reload),
-``persistence`` (the same tasks and done states after a reload), ``escaping`` (task text is shown
-literally and runs nothing) and ``empty-input`` (every way that adds refuses a blank task).
+``escaping`` (task text is shown literally and runs nothing) and ``empty-input`` (every way that
+adds refuses a blank task): both fill the list with what no other check wants to see.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from ._todo_app import AddBroken, TodoApp
 if TYPE_CHECKING:
     from ._page import PageSession
 
-__all__ = ["TASKS", "check_delete", "check_empty", "check_escaping", "check_persistence"]
+__all__ = ["TASKS", "check_empty", "check_escaping"]
 
 TASKS = ("Ant 41", "Bee 52", "Cat 63", "Dog 74", "Elk 85")  # short: typing is key by key
 XSS_IMG = '<img src=x onerror="alert(1)">'
@@ -40,114 +39,6 @@ async def _reload(s: PageSession) -> None:
     await s.reload()
     await asyncio.sleep(0.1)  # storage read asynchronously (IndexedDB) answers in real time
     await settle(s, 0.5)
-
-
-async def check_delete(s: PageSession, app: TodoApp) -> CheckResult:
-    recipe = app.map.delete
-    if recipe is None:
-        asked = app.map.delete_facts.get("asked")
-        if asked:
-            raise CheckError(f"deleting asks for confirmation ({asked}); the harness answers dialogs with Cancel, "
-                             "so the deletion cannot be judged")
-        if app.map.row_capped:
-            raise CheckError(f"stopped after {app.map.row_tried} actions on a task's row (the cap) without finding "
-                             "one that deletes it")
-        return CheckResult(id="delete", status="fail", evidence=_tried(app),
-                           detail=f"found no way to delete a task: tried {app.map.row_tried} action(s) on a task's "
-                           "row (its controls, shown on hover too, its text clicked and double-clicked); none "
-                           "removed it")
-    a, b, c, d, e = TASKS
-    await app.add(a, b, c, d, e)
-    rows, problems, deleted = [], [], [b]
-    await app.use(recipe, b)
-    got = app.shown_tasks(await app.state())
-    rows.append({"step": f"delete '{b}' with {recipe.what}", "expected": sorted([a, c, d, e]), "shown": got})
-    if got != sorted([a, c, d, e]):
-        problems.append(f"deleting '{b}' with {recipe.what} left {got}")
-    note = ""
-    if app.has_filters("active") and app.map.marks_done is not None:
-        await app.use(app.map.marks_done, c)
-        await app.show("active")
-        order = app.visible_in_order(await app.state())
-        if sorted(order) == sorted([a, d, e]):
-            gone, kept = order[1], [order[0], order[2]]  # the 2nd task on screen, whatever the sort order
-            await app.use(recipe, gone)
-            deleted.append(gone)
-            got = app.shown_tasks(await app.state())
-            rows.append({"step": f"filter Active, delete 2nd shown ('{gone}')", "expected": sorted(kept), "shown": got})
-            # Exactly that task goes; an app may show every task again after deleting (its view resets).
-            if gone in got or not set(kept) <= set(got) or not set(got) <= {*kept, c}:
-                problems.append(f"under Active, deleting '{gone}' left {got} shown, expected {sorted(kept)}")
-            # The done task must survive: a delete by position in the filtered view hits it.
-            check = "done" if app.has_filters("done") else "all" if app.has_filters("all") else None
-            if check:
-                want = [c] if check == "done" else sorted([c, *kept])
-                await app.show(check)
-                got = app.shown_tasks(await app.state())
-                rows.append({"step": f"filter {app.filter_name(check)}", "expected": want, "shown": got})
-                if got != want:
-                    problems.append(f"after deleting '{gone}' under Active, {app.filter_name(check)} showed {got}, "
-                                    f"expected {want}")
-        else:
-            note = f" (delete under a filter not tried: Active showed {order})"
-    # After a reload the deleted tasks stay gone (an app that deletes on screen but removes another
-    # task from storage shows it only now). Which of the others a reload shows is persistence's.
-    await _reload(s)
-    if app.has_filters("all"):
-        try:
-            await app.show("all")
-        except CheckError:
-            pass
-    after = app.shown_tasks(await app.state())
-    if after:
-        back = sorted(set(after) & set(deleted))
-        rows.append({"step": "reload", "deleted": deleted, "shown": after})
-        if back:
-            lost = sorted(set(app.tasks) - set(deleted) - set(after))
-            problems.append(f"after a reload the deleted {back} came back" + (f" and {lost} were gone" if lost else ""))
-    else:
-        note += " (tasks are not kept across a reload, so deletion after one was not judged)"
-    return _result("delete", not problems, f"{recipe.what} removes exactly the chosen task, also after a reload" + note,
-                   "; ".join(problems), value("steps", rows))
-
-
-async def _items(app: TodoApp) -> list[dict[str, Any]]:
-    state = await app.state(look=True)
-    done = app.done(state)
-    shown = app.shown(state)
-    return [{"task": m, "times shown": shown[m], "done": done.get(m)} for m in app.tasks]
-
-
-async def check_persistence(s: PageSession, app: TodoApp) -> CheckResult:
-    a, b, c = TASKS[:3]
-    await app.add(a, b, c)
-    if app.map.marks_done is not None:
-        await app.use(app.map.marks_done, b)
-    if app.map.toggle is not None:
-        await app.use(app.map.toggle, c)  # done, then not done again: the undo must be kept too
-        await app.use(app.map.toggle, c)
-    if app.has_filters("all"):
-        await app.show("all")
-    before = await _items(app)
-    await _reload(s)
-    if app.has_filters("all"):
-        try:
-            await app.show("all")
-        except CheckError:
-            pass  # the filter bar may be rendered only when there are tasks
-    after = await _items(app)
-    ok = before == after and all(r["times shown"] == 1 for r in before)
-    lost = [r["task"] for r, q in zip(before, after, strict=True) if q["times shown"] == 0]
-    flipped = [f"'{r['task']}' was {'done' if r['done'] else 'not done'} before and "
-               f"{'done' if q['done'] else 'not done'} after" for r, q in zip(before, after, strict=True)
-               if q["times shown"] and r["done"] != q["done"]]
-    bad = (f"after reload {len(lost)} of {len(before)} tasks were gone" if lost
-           else "after reload the done states differ: " + "; ".join(flipped) if flipped
-           else "after reload the tasks differ (shown more than once, or not as before)")
-    what = "the same tasks with the same done states (one undone) are there after a reload"
-    if app.map.marks_done is None:
-        what = "the same tasks are there after a reload (no way to mark one done was found)"
-    return _result("persistence", ok, what, bad, value("before reload", before), value("after reload", after))
 
 
 async def check_escaping(s: PageSession, app: TodoApp) -> CheckResult:

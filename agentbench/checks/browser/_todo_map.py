@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 from ...errors import CheckError
 from ._explore import Control, Trials, act, controls, listeners, opaque_parts
 from ._find import dom, mouse_away, page_exceptions, press, settle, type_into
-from ._page import PageBroken
 from ._readings import tree_distance
 from ._todo_app import AddBroken, AddPath, Recipe, TodoApp, TodoMap, look_diff
 from ._todo_filters import explore_filters
+from ._todo_reload import delete_under_filter, reload_phase
 
 if TYPE_CHECKING:
     from ._page import PageSession
@@ -242,6 +242,26 @@ async def explore_rows(s: PageSession, app: TodoApp, todo: TodoMap, names: Names
     todo.row_capped = trials.capped and not (todo.toggle and todo.delete)
 
 
+async def _use_again(s: PageSession, app: TodoApp, recipe: Recipe, task: str, was: dict[str, Any]) -> dict[str, Any]:
+    """Use a recipe once more and read the page; a handler that waits for a possible double-click
+    acts a moment later, so an unchanged look is read again after that moment."""
+    await app.use(recipe, task)
+    state = await app.state(look=True)
+    now = app.item(state, task)
+    if now is not None and now["look"] == was:
+        await settle(s, 0.4)
+        state = await app.state(look=True)
+    return state
+
+
+def _deleted(todo: TodoMap, recipe: Recipe, task: str, others: list[str]) -> None:
+    if todo.delete is None:
+        todo.delete = recipe
+        todo.delete_facts.setdefault("steps", []).append(
+            {"step": f"delete '{task}' with {recipe.what}", "expected": sorted(others), "shown": sorted(others)})
+    todo.delete_facts.setdefault("removed", []).append(task)
+
+
 async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recipe, task: str,
                       trials: Trials) -> bool:
     """Use one recipe on a fresh task's row; record its effect; True when the task is no longer fresh."""
@@ -268,7 +288,7 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
             trials.add(recipe.what, say, f"hid '{task}' (still in the page)", found=recipe.found_by)
         else:
             trials.add(recipe.what, say, f"removed exactly '{task}'", found=recipe.found_by)
-            todo.delete = todo.delete or recipe
+            _deleted(todo, recipe, task, others)
         return True
     if a["editing"] or a["field"]:
         trials.add(recipe.what, say, "made the task's text editable", found=recipe.found_by)
@@ -281,8 +301,8 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
         after = await app.state(look=True)
         a = app.item(after, task)
         if a is None:
-            trials.add(recipe.what, say, f"removed '{task}' after a moment", found=recipe.found_by)
-            todo.delete = todo.delete or recipe
+            trials.add(recipe.what, say, f"removed exactly '{task}' after a moment", found=recipe.found_by)
+            _deleted(todo, recipe, task, others)
             return True
         diff = look_diff(b["look"] or {}, a["look"] or {})
     if not diff:
@@ -296,8 +316,7 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
         return True
     # Changed its look: a second use should change it back, a third mark it again.
     steps = [{"step": f"{recipe.what}: mark '{task}'", "changed": diff[:4], "others changed": gone}]
-    await app.use(recipe, task)
-    back = await app.state(look=True)
+    back = await _use_again(s, app, recipe, task, a["look"])
     b2 = app.item(back, task)
     undo = look_diff(b["look"] or {}, b2["look"] or {}) if b2 else ["the task disappeared"]
     steps.append({"step": f"{recipe.what} again", "changed": undo[:4] or ["back as before"],
@@ -310,8 +329,7 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
         todo.undone_look, todo.done_look = b["look"], a["look"]
         return True
     trials.add(recipe.what, f"{recipe.action} again", "changed it back", found=recipe.found_by)
-    await app.use(recipe, task)
-    again = await app.state(look=True)
+    again = await _use_again(s, app, recipe, task, b2["look"])
     a3 = app.item(again, task)
     steps.append({"step": f"{recipe.what} a third time", "changed": look_diff(b["look"] or {}, a3["look"] or {})[:4]
                   if a3 else ["the task disappeared"], "others changed": [m for m in others if not app.shown(again).get(m)]})
@@ -339,8 +357,15 @@ async def explore_todo(s: PageSession, todo: TodoMap, on_adds: Any = None) -> To
     filters = Trials(cap=24)
     try:
         await explore_filters(s, app, todo, names, filters)
-    except PageBroken:
-        raise
     finally:
         todo.tables["filters"] = filters.rows
+    # The last phases judge delete and persistence only: a gap there is theirs, not the whole map's.
+    try:
+        await delete_under_filter(s, app, todo, names)
+    except CheckError as exc:
+        todo.delete_facts["note"] = f"delete under a filter not judged: {exc}"
+    try:
+        await reload_phase(s, app, todo, names)
+    except CheckError as exc:
+        todo.persist_facts["error"] = f"the reload could not be judged: {exc}"
     return todo

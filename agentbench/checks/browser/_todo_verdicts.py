@@ -11,7 +11,7 @@ from .._model import CheckResult
 from ._find import value
 from ._todo_app import TodoMap
 
-__all__ = ["judge_add", "judge_complete", "judge_filter"]
+__all__ = ["judge_add", "judge_complete", "judge_delete", "judge_filter", "judge_persistence"]
 
 
 def _table(todo: TodoMap, *phases: str) -> list:
@@ -133,3 +133,64 @@ def _name(todo: TodoMap, key: str) -> str:
     if action.startswith("select:"):
         return f"'{control.options[int(action[7:])]}'"
     return f"'{control.name}'" if control.name else control.describe()
+
+
+def judge_delete(todo: TodoMap) -> CheckResult:
+    """An action removes exactly that task, under a filter too, and it stays gone after a reload."""
+    facts, pf = todo.delete_facts, todo.persist_facts
+    evidence = [value("steps", facts["steps"])] if facts.get("steps") else []
+    evidence += _table(todo, "rows")
+    recipe = todo.delete
+    if recipe is None:
+        if facts.get("asked"):
+            return CheckResult(id="delete", status="error", evidence=evidence,
+                               detail=f"deleting asks for confirmation ({facts['asked']}); the harness answers dialogs "
+                               "with Cancel, so the deletion cannot be judged")
+        if todo.row_capped:
+            return CheckResult(id="delete", status="error", evidence=evidence,
+                               detail=f"stopped after {todo.row_tried} actions on a task's row (the cap) without "
+                               "finding one that deletes it")
+        return CheckResult(id="delete", status="fail", evidence=evidence,
+                           detail=f"found no way to delete a task: tried {todo.row_tried} action(s) on a task's row "
+                           "(its controls, shown on hover too, its text clicked and double-clicked); none removed it")
+    problems = list(facts.get("problems", []))
+    note = f" ({facts['note']})" if facts.get("note") else ""
+    if pf.get("back"):
+        kept = [r["task"] for r in pf.get("before", []) if r["times shown"]]
+        lost = [r["task"] for r in pf.get("after", []) if r["task"] in kept and not r["times shown"]]
+        problems.append(f"after a reload the deleted {pf['back']} came back" + (f" and {lost} were gone" if lost else ""))
+    elif pf.get("after") is not None and not any(r["times shown"] for r in pf["after"]):
+        note += " (tasks are not kept across a reload, so deletion after one was not judged)"
+    if pf.get("after") is not None:
+        evidence.append(value("after a reload", [{"deleted": pf.get("deleted"), "came back": pf.get("back")}]))
+    if problems:
+        return CheckResult(id="delete", status="fail", detail="; ".join(problems), evidence=evidence)
+    return CheckResult(id="delete", status="pass", evidence=evidence,
+                       detail=f"{recipe.what} removes exactly the chosen task, also after a reload{note}")
+
+
+def judge_persistence(todo: TodoMap) -> CheckResult:
+    """After a reload the same tasks show, with the same done states (one marked done and back)."""
+    pf = todo.persist_facts
+    if "after" not in pf:
+        return CheckResult(id="persistence", status="error",
+                           detail=pf.get("error") or todo.problem or "the page was not reloaded")
+    before, after = pf["before"], pf["after"]
+    evidence = [value("before reload", before), value("after reload", after)]
+    lost = [r["task"] for r, q in zip(before, after, strict=True) if q["times shown"] == 0]
+    flipped = [f"'{r['task']}' was {'done' if r['done'] else 'not done'} before and "
+               f"{'done' if q['done'] else 'not done'} after" for r, q in zip(before, after, strict=True)
+               if q["times shown"] and r["done"] != q["done"]]
+    twice = [q["task"] for q in after if q["times shown"] > 1]
+    if lost:
+        detail = f"after reload {len(lost)} of {len(before)} tasks were gone"
+    elif flipped:
+        detail = "after reload the done states differ: " + "; ".join(flipped)
+    elif twice:
+        detail = f"after reload {twice} were shown more than once"
+    else:
+        what = "with the same done states (one marked done and back)" if pf.get("undone") else (
+            "(no way to mark one done was found)" if todo.marks_done is None else "with the same done states")
+        return CheckResult(id="persistence", status="pass", evidence=evidence,
+                           detail=f"the same {len(before)} tasks are there after a reload {what}")
+    return CheckResult(id="persistence", status="fail", detail=detail, evidence=evidence)

@@ -12,7 +12,7 @@ import pytest_asyncio
 from _probe_helpers import ProbeRuns, artefact, explain
 
 from agentbench.checks.browser import BrowserHarness
-from agentbench.checks.browser._todo import CHECK_IDS, TASKS, probe_todo
+from agentbench.checks.browser._todo import CHECK_IDS, probe_todo
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -80,8 +80,9 @@ async def test_rushed_demo_fails_persistence_and_decides_the_rest(runs: ProbeRun
 async def test_persistence_evidence_lists_before_and_after(runs: ProbeRuns) -> None:
     results, ctx = await runs.run("todo/bad_saves_never_loads.html", BROKEN["todo/bad_saves_never_loads.html"])
     ev = {e.label: e.value for e in results["persistence"].evidence}
-    assert [r["task"] for r in ev["before reload"]] == list(TASKS[:3])
-    assert [r["done"] for r in ev["before reload"]] == [False, True, False]
+    before = ev["before reload"]
+    assert len(before) >= 3 and all(r["times shown"] == 1 for r in before)
+    assert {r["done"] for r in before} == {True, False}  # some marked done, some not (one done and back)
     assert all(r["times shown"] == 0 for r in ev["after reload"])
     shot = [e for e in results["persistence"].evidence if e.kind == "file"]
     assert shot and (ctx.evidence_dir.parent / shot[0].path).is_file()
