@@ -380,7 +380,24 @@ Object.assign(AB, (() => {
     return { imgs, bolds, text: text(document.body).slice(0, 20000), storage: storageText() };
   }
 
-  return { exPath: path, exResolve: resolve, candidates, fields, rows, injected, pageText2: () => text(document.body),
+  // Choices a person opens first (a menu shown on hover or after a click): hidden short texts,
+  // grouped under their nearest shown ancestor, the place to hover or click to open them.
+  function hiddenChoices() {
+    const groups = new Map();
+    for (const el of deep(document.body)) {
+      const t = ownText(el);
+      if (!t || t.length > 40 || el.closest("select, option") || visible(el)) continue;
+      let a = parentOf(el);
+      while (a && a !== document.body && !visible(a)) a = parentOf(a);
+      if (!a || a === document.body || a === document.documentElement) continue;
+      const key = path(a);
+      if (!groups.has(key)) groups.set(key, []);
+      if (groups.get(key).length < 24) groups.get(key).push(t);
+    }
+    return [...groups].slice(0, 16).map(([anchor, texts]) => ({ anchor, texts }));
+  }
+
+  return { hiddenChoices, exPath: path, exResolve: resolve, candidates, fields, rows, injected, pageText2: () => text(document.body),
     relOf: (a) => rel(resolve(a.root), resolve(a.el)),
     fromRel: (a) => { const r = resolve(a.root); const e = r && unrel(r, a.rel); return e ? path(e) : null; },
     shownPaths: (a) => a.paths.map((p) => visible(resolve(p))) };

@@ -14,6 +14,8 @@ import pytest_asyncio
 from _probe_helpers import FIXTURES, ProbeRuns, explain
 
 from agentbench.checks.browser import BrowserHarness
+from agentbench.checks.browser._converter import CHECK_IDS as CONVERTER_CHECKS
+from agentbench.checks.browser._converter import probe_converter
 from agentbench.checks.browser._explore import controls, listeners
 from agentbench.checks.browser._todo import CHECK_IDS, probe_todo
 
@@ -42,10 +44,22 @@ async def runs(harness: BrowserHarness, tmp_path_factory: pytest.TempPathFactory
     yield ProbeRuns(harness, tmp_path_factory.mktemp("explore-evidence"), probe_todo)
 
 
+CONVERTER = [
+    "explore/conv_radio_units.html",  # two radio groups, hidden inputs under pill labels
+    "explore/conv_hover_menu_units.html",  # units in menus that open only while hovered
+]
+
+
 @pytest.mark.parametrize("spec", list(TODO))
 async def test_todo_controls_are_found_by_what_they_do(runs: ProbeRuns, spec: str) -> None:
     results, _ = await runs.run(spec)
     assert {c: r.status for c, r in results.items()} == TODO[spec], explain(results)
+
+
+@pytest.mark.parametrize("spec", CONVERTER)
+async def test_converter_unit_controls_are_found_however_built(harness: BrowserHarness, tmp_path, spec: str) -> None:
+    results, _ = await ProbeRuns(harness, tmp_path, probe_converter).run(spec)
+    assert {c: r.status for c, r in results.items()} == {c: "pass" for c in CONVERTER_CHECKS}, explain(results)
 
 
 async def test_every_tried_control_is_in_the_effect_table(runs: ProbeRuns) -> None:
