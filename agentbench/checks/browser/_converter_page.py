@@ -18,6 +18,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
+from ._explore import act, listeners
 from ._find import (
     Absent,
     Number,
@@ -34,7 +35,6 @@ from ._find import (
     unit_of,
     unit_pair_of,
 )
-from ._explore import act, listeners
 from ._readings import pick_reading, tree_distance
 
 if TYPE_CHECKING:

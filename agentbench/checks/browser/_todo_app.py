@@ -98,7 +98,8 @@ def look_diff(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
         kind = key[:1] if key != "parent" else "parent"
         if kind == "c":
             bs, as_ = set(str(b or "").split()), set(str(a or "").split())
-            words = [f"class '{c}' added" for c in sorted(as_ - bs)] + [f"class '{c}' removed" for c in sorted(bs - as_)]
+            words = [f"class '{c}' added" for c in sorted(as_ - bs)]
+            words += [f"class '{c}' removed" for c in sorted(bs - as_)]
             out += words or ["classes changed"]
         elif kind == "k":
             out.append("ticked" if a else "unticked" if a is not None else "checkbox gone")
@@ -196,7 +197,8 @@ class TodoApp:
             await self.type_task(text)
             thrown = page_exceptions(self.s.errors[errors:])
             if thrown and self.exploring:
-                self.map.add_threw.append(f"adding '{text}' by {self.path.label if self.path else '?'} threw {thrown[0]}")
+                how = self.path.label if self.path else "?"
+                self.map.add_threw.append(f"adding '{text}' by {how} threw {thrown[0]}")
             if not self.shown(await self.state()).get(text):
                 how = self.path.label if self.path else "no known way"
                 raise AddBroken(f"typed '{text}' and added it by {how}, but it was not shown")

@@ -112,7 +112,8 @@ async def _try_adds(s: PageSession, app: TodoApp, todo: TodoMap, names: Names, t
     thrown = page_exceptions(s.errors[errors:])
     if thrown and n:
         todo.add_threw.append(f"adding '{task}' by Enter threw {thrown[0]}")
-    trials.add("the task field", f"typed '{task}' + Enter", _shown_words(n) + (f"; threw {thrown[0]}" if thrown else ""),
+    threw = f"; threw {thrown[0]}" if thrown else ""
+    trials.add("the task field", f"typed '{task}' + Enter", _shown_words(n) + threw,
                found="the page's text field")
     if n:
         todo.add_paths.append(AddPath("Enter"))
@@ -311,7 +312,8 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
             todo.delete_facts.setdefault("asked", asked[0])
         trials.add(recipe.what, say, words, found=recipe.found_by)
         return False
-    trials.add(recipe.what, say, "; ".join(diff[:4]) + (f"; also changed {gone}" if gone else ""), found=recipe.found_by)
+    also = f"; also changed {gone}" if gone else ""
+    trials.add(recipe.what, say, "; ".join(diff[:4]) + also, found=recipe.found_by)
     if todo.toggle or gone:
         return True
     # Changed its look: a second use should change it back, a third mark it again.
@@ -331,8 +333,9 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
     trials.add(recipe.what, f"{recipe.action} again", "changed it back", found=recipe.found_by)
     again = await _use_again(s, app, recipe, task, b2["look"])
     a3 = app.item(again, task)
-    steps.append({"step": f"{recipe.what} a third time", "changed": look_diff(b["look"] or {}, a3["look"] or {})[:4]
-                  if a3 else ["the task disappeared"], "others changed": [m for m in others if not app.shown(again).get(m)]})
+    third = look_diff(b["look"] or {}, a3["look"] or {})[:4] if a3 else ["the task disappeared"]
+    steps.append({"step": f"{recipe.what} a third time", "changed": third,
+                  "others changed": [m for m in others if not app.shown(again).get(m)]})
     todo.toggle = recipe
     todo.undone_look, todo.done_look = b["look"], a["look"]
     todo.toggle_facts = {"steps": steps, "reverted": True, "again": bool(a3) and a3["look"] == a["look"],

@@ -30,8 +30,8 @@ def judge_add(todo: TodoMap) -> CheckResult:
     if not good:
         tried = len(todo.add_controls)
         return CheckResult(id="add", status="fail", evidence=evidence,
-                           detail=todo.problem or f"typed a task and pressed Enter, and clicked {tried} control(s) after "
-                           "typing: none showed the task")
+                           detail=todo.problem or f"typed a task and pressed Enter, and clicked {tried} control(s) "
+                           "after typing: none showed the task")
     ways = " and ".join(good)
     extra = "" if "Enter" in good else " (Enter adds nothing; the prompt asks for Enter or an Add button)"
     return CheckResult(id="add", status="pass", detail=f"{ways} adds exactly one task{extra}", evidence=evidence)
@@ -59,7 +59,8 @@ def judge_complete(todo: TodoMap) -> CheckResult:
                         "again does not mark it not done")
     first = facts.get("first", [])
     if any(w in {"unticked", "no longer struck through"} for w in first):
-        problems.append(f"the first use of {recipe.what} on a new task {', '.join(first[:2])}: new tasks are shown done")
+        problems.append(f"the first use of {recipe.what} on a new task {', '.join(first[:2])}: new tasks are "
+                        "shown done")
     for step in facts.get("steps", []):
         if step.get("others changed"):
             problems.append(f"'{step['step']}' also changed {step['others changed']}")
@@ -81,7 +82,8 @@ def judge_complete(todo: TodoMap) -> CheckResult:
     if problems:
         return CheckResult(id="complete", status="fail", detail="; ".join(problems), evidence=evidence)
     return CheckResult(id="complete", status="pass", evidence=evidence,
-                       detail=f"{recipe.what} marks a task done ({', '.join(first[:2])}) and back, nothing else changes")
+                       detail=f"{recipe.what} marks a task done ({', '.join(first[:2])}) and back, nothing else "
+                       "changes")
 
 
 def judge_filter(todo: TodoMap) -> CheckResult:
@@ -158,7 +160,8 @@ def judge_delete(todo: TodoMap) -> CheckResult:
     if pf.get("back"):
         kept = [r["task"] for r in pf.get("before", []) if r["times shown"]]
         lost = [r["task"] for r in pf.get("after", []) if r["task"] in kept and not r["times shown"]]
-        problems.append(f"after a reload the deleted {pf['back']} came back" + (f" and {lost} were gone" if lost else ""))
+        also = f" and {lost} were gone" if lost else ""
+        problems.append(f"after a reload the deleted {pf['back']} came back{also}")
     elif pf.get("after") is not None and not any(r["times shown"] for r in pf["after"]):
         note += " (tasks are not kept across a reload, so deletion after one was not judged)"
     if pf.get("after") is not None:

@@ -114,7 +114,7 @@ async def test_an_app_in_an_open_shadow_root_is_explored_like_any_other(runs: Pr
 
 async def test_a_field_we_cannot_see_into_is_an_error_not_a_fail(runs: ProbeRuns) -> None:
     # The task field lives in a closed shadow root no reader can see into: we could not tell.
-    results, _ = await runs.run("todo/gap_closed_shadow.html", ["add", "complete"])
+    results, _ = await runs.run("explore/gap_closed_shadow.html", ["add", "complete"])
     assert {r.status for r in results.values()} == {"error"}, explain(results)
     assert "closed shadow root" in results["add"].detail
 
