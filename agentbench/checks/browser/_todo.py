@@ -46,7 +46,6 @@ class Exploration:
         self.why = ""
         self.shot: Evidence | None = None
         self.duration_s = 0.0
-        self.errors: list[str] = []
         self.task = asyncio.ensure_future(self._run())
 
     def _publish(self, fut: asyncio.Future[TodoMap]) -> None:
@@ -84,7 +83,6 @@ class Exploration:
             self._publish(self.full)
 
     async def _finish(self, session: PageSession) -> None:
-        self.errors = list(session.errors)
         self.ctx.page_errors.extend(e for e in session.errors if e not in self.ctx.page_errors)
         try:
             if not session.broken:
@@ -98,9 +96,9 @@ class Exploration:
         except Exception:  # noqa: BLE001
             pass
 
-    def unusable(self, check_id: str, *, needs_adds: bool = True) -> CheckResult | None:
+    def unusable(self, check_id: str) -> CheckResult | None:
         """The result for a check that cannot use the map (no task can be added, the page broke)."""
-        if not self.outcome or (self.outcome == "error" and self.todo.add_paths and not needs_adds):
+        if not self.outcome:
             return None
         if self.outcome == "absent" and check_id in {"escaping", "empty-input"}:
             return CheckResult(id=check_id, status="skip", detail=f"not tried: {self.why}")
@@ -129,16 +127,17 @@ def _from_map(ex: Exploration, check_id: str, judge: Callable[[TodoMap], CheckRe
     return result
 
 
-async def _judged(ex: Exploration, check_id: str, judge: Callable[[TodoMap], CheckResult], full: bool) -> CheckResult:
-    await asyncio.shield(ex.full if full else ex.adds)
+async def _judged(ex: Exploration, check_id: str, judge: Callable[[TodoMap], CheckResult]) -> CheckResult:
+    await asyncio.shield(ex.full)
     return _from_map(ex, check_id, judge)
 
 
-async def _replayed(ctx: ProbeContext, ex: Exploration, check_id: str, body: Any, full: bool) -> CheckResult:
-    """A check replaying what the exploration learnt on a pristine page of its own."""
-    todo = await asyncio.shield(ex.full if full else ex.adds)
-    gap = ex.unusable(check_id, needs_adds=not full)
-    if gap is not None and not (not full and todo.add_paths):
+async def _replayed(ctx: ProbeContext, ex: Exploration, check_id: str, body: Any) -> CheckResult:
+    """A check using the add paths the exploration found on a pristine page of its own (it starts as
+    soon as they are known, while the exploration goes on)."""
+    todo = await asyncio.shield(ex.adds)
+    gap = ex.unusable(check_id)
+    if gap is not None and not todo.add_paths:
         return gap
 
     async def run(s: PageSession) -> CheckResult:
@@ -156,13 +155,13 @@ async def probe_todo(ctx: ProbeContext, only: Iterable[str] | None = None) -> li
     wanted = set(CHECK_IDS if only is None else only)
     ex = Exploration(ctx)
     jobs: dict[str, Any] = {
-        "add": _judged(ex, "add", judge_add, True),
-        "complete": _judged(ex, "complete", judge_complete, True),
-        "delete": _judged(ex, "delete", judge_delete, True),
-        "filter": _judged(ex, "filter", judge_filter, True),
-        "persistence": _judged(ex, "persistence", judge_persistence, True),
-        "escaping": _replayed(ctx, ex, "escaping", check_escaping, False),
-        "empty-input": _replayed(ctx, ex, "empty-input", check_empty, False),
+        "add": _judged(ex, "add", judge_add),
+        "complete": _judged(ex, "complete", judge_complete),
+        "delete": _judged(ex, "delete", judge_delete),
+        "filter": _judged(ex, "filter", judge_filter),
+        "persistence": _judged(ex, "persistence", judge_persistence),
+        "escaping": _replayed(ctx, ex, "escaping", check_escaping),
+        "empty-input": _replayed(ctx, ex, "empty-input", check_empty),
     }
     try:
         order = [c for c in CHECK_IDS if c in wanted]

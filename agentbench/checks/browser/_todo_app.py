@@ -72,6 +72,7 @@ class TodoMap:
     filter_facts: dict[str, Any] = _field(default_factory=dict)
     tables: dict[str, list[dict[str, str]]] = _field(default_factory=dict)  # phase -> its effect table
     problem: str = ""  # why the exploration stopped early (the page broke, a dialog...)
+    phase_errors: dict[str, str] = _field(default_factory=dict)  # phase -> why it could not finish
 
     @property
     def marks_done(self) -> Recipe | None:

@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ._explore import Control, Trials, act, controls
+from ._find import page_exceptions
 
 if TYPE_CHECKING:
     from ._page import PageSession
@@ -140,7 +141,7 @@ async def _try(s: PageSession, app: TodoApp, todo: TodoMap, trials: Trials, cont
                name: str, known: set[str], done_set: set[str], active_set: set[str],
                view: set[str] | None) -> set[str] | None:
     """Use one candidate and read which tasks show; returns the new view (None: the state is lost)."""
-    url = s.page.url
+    url, errors = s.page.url, len(s.errors)
     await act(s, control, action, f"'{name}'" if name else control.describe())
     state = await app.state(look=True)
     shown = {m for m, n in app.shown(state).items() if n} & known
@@ -175,6 +176,9 @@ async def _try(s: PageSession, app: TodoApp, todo: TodoMap, trials: Trials, cont
             return None
     if key and key not in todo.filters and not (key == "all" and view == known):
         todo.filters[key] = (control, action)
+        thrown = page_exceptions(s.errors[errors:])
+        if thrown:
+            todo.filter_facts.setdefault("threw", []).append(thrown[0])
         if named and named != key:
             todo.filter_facts["misnamed"].append(f"'{name}' showed {'the ' + key if key != 'all' else 'all'} tasks")
     return shown

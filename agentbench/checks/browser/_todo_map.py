@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import CheckError
 from ._explore import Control, Trials, act, controls, listeners, opaque_parts
 from ._find import dom, mouse_away, page_exceptions, press, settle, type_into
+from ._page import PageBroken
 from ._readings import tree_distance
 from ._todo_app import AddBroken, AddPath, Recipe, TodoApp, TodoMap, look_diff
 from ._todo_filters import explore_filters
@@ -255,7 +256,9 @@ async def _use_again(s: PageSession, app: TodoApp, recipe: Recipe, task: str, wa
     return state
 
 
-def _deleted(todo: TodoMap, recipe: Recipe, task: str, others: list[str]) -> None:
+def _deleted(todo: TodoMap, recipe: Recipe, task: str, others: list[str], thrown: list[str]) -> None:
+    if thrown:
+        todo.delete_facts.setdefault("problems", []).append(f"deleting '{task}' threw {thrown[0]}")
     if todo.delete is None:
         todo.delete = recipe
         todo.delete_facts.setdefault("steps", []).append(
@@ -267,6 +270,7 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
                       trials: Trials) -> bool:
     """Use one recipe on a fresh task's row; record its effect; True when the task is no longer fresh."""
     await mouse_away(s)  # hover styling must not read as the action's effect
+    errors = len(s.errors)
     before = await app.state(look=True)
     others = [m for m, n in app.shown(before).items() if n and m != task]
     dialogs = len(s.dialogs)
@@ -289,7 +293,7 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
             trials.add(recipe.what, say, f"hid '{task}' (still in the page)", found=recipe.found_by)
         else:
             trials.add(recipe.what, say, f"removed exactly '{task}'", found=recipe.found_by)
-            _deleted(todo, recipe, task, others)
+            _deleted(todo, recipe, task, others, page_exceptions(s.errors[errors:]))
         return True
     if a["editing"] or a["field"]:
         trials.add(recipe.what, say, "made the task's text editable", found=recipe.found_by)
@@ -303,7 +307,7 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
         a = app.item(after, task)
         if a is None:
             trials.add(recipe.what, say, f"removed exactly '{task}' after a moment", found=recipe.found_by)
-            _deleted(todo, recipe, task, others)
+            _deleted(todo, recipe, task, others, page_exceptions(s.errors[errors:]))
             return True
         diff = look_diff(b["look"] or {}, a["look"] or {})
     if not diff:
@@ -339,7 +343,7 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
     todo.toggle = recipe
     todo.undone_look, todo.done_look = b["look"], a["look"]
     todo.toggle_facts = {"steps": steps, "reverted": True, "again": bool(a3) and a3["look"] == a["look"],
-                         "first": diff, "task": task}
+                         "first": diff, "task": task, "threw": page_exceptions(s.errors[errors:])}
     return True
 
 
@@ -352,23 +356,23 @@ async def explore_todo(s: PageSession, todo: TodoMap, on_adds: Any = None) -> To
         todo.tables["add"] = trials.rows
     if on_adds is not None:
         on_adds(todo)
-    rows = Trials(cap=ROW_CAP)
-    try:
-        await explore_rows(s, app, todo, names, rows)
-    finally:
-        todo.tables["rows"] = rows.rows
-    filters = Trials(cap=24)
-    try:
-        await explore_filters(s, app, todo, names, filters)
-    finally:
-        todo.tables["filters"] = filters.rows
-    # The last phases judge delete and persistence only: a gap there is theirs, not the whole map's.
-    try:
-        await delete_under_filter(s, app, todo, names)
-    except CheckError as exc:
-        todo.delete_facts["note"] = f"delete under a filter not judged: {exc}"
-    try:
-        await reload_phase(s, app, todo, names)
-    except CheckError as exc:
-        todo.persist_facts["error"] = f"the reload could not be judged: {exc}"
+    rows, filters = Trials(cap=ROW_CAP), Trials(cap=24)
+    todo.tables["rows"], todo.tables["filters"] = rows.rows, filters.rows
+    # A gap in one phase is that phase's checks' (an `error` saying why), not the whole map's.
+    await _phase(todo, "rows", explore_rows(s, app, todo, names, rows))
+    await _phase(todo, "filters", explore_filters(s, app, todo, names, filters))
+    await _phase(todo, "delete", delete_under_filter(s, app, todo, names))
+    await _phase(todo, "reload", reload_phase(s, app, todo, names))
     return todo
+
+
+async def _phase(todo: TodoMap, name: str, phase: Any) -> None:
+    try:
+        await phase
+    except PageBroken:
+        raise
+    except AddBroken as exc:  # adding worked at first and then stopped: the add check's finding
+        todo.add_threw.append(f"adding stopped working: {exc}")
+        todo.phase_errors[name] = str(exc)
+    except CheckError as exc:
+        todo.phase_errors[name] = str(exc)

@@ -46,6 +46,9 @@ def judge_complete(todo: TodoMap) -> CheckResult:
     recipe = todo.toggle or todo.one_way
     if recipe is None:
         tried = todo.row_tried
+        if todo.phase_errors.get("rows"):
+            return CheckResult(id="complete", status="error", evidence=evidence,
+                               detail=f"the task rows could not be explored to the end: {todo.phase_errors['rows']}")
         if todo.row_capped:
             return CheckResult(id="complete", status="error", evidence=evidence,
                                detail=f"stopped after {tried} actions on a task's row (the cap) without finding one "
@@ -91,10 +94,14 @@ def judge_filter(todo: TodoMap) -> CheckResult:
     ff = todo.filter_facts
     evidence = _table(todo, "filters")
     if ff.get("skipped"):
-        status = "fail" if todo.marks_done is None and not todo.row_capped else "error"
+        unsure = todo.row_capped or "rows" in todo.phase_errors
+        status = "fail" if todo.marks_done is None and not unsure else "error"
         return CheckResult(id="filter", status=status, evidence=evidence,  # type: ignore[arg-type]
                            detail=f"filters not tried: {ff['skipped']}" if status == "error" else
                            "no task can be marked done (see the complete check), so no filter can show done tasks")
+    if todo.phase_errors.get("filters") and not all(k in todo.filters for k in ("done", "active", "all")):
+        return CheckResult(id="filter", status="error", evidence=evidence,
+                           detail=f"the filters could not be explored to the end: {todo.phase_errors['filters']}")
     if ff.get("forgot"):
         return CheckResult(id="filter", status="fail", evidence=evidence,
                            detail=f"the filters do not keep what was marked done: {ff['forgot']}")
@@ -144,6 +151,9 @@ def judge_delete(todo: TodoMap) -> CheckResult:
     evidence += _table(todo, "rows")
     recipe = todo.delete
     if recipe is None:
+        if todo.phase_errors.get("rows"):
+            return CheckResult(id="delete", status="error", evidence=evidence,
+                               detail=f"the task rows could not be explored to the end: {todo.phase_errors['rows']}")
         if facts.get("asked"):
             return CheckResult(id="delete", status="error", evidence=evidence,
                                detail=f"deleting asks for confirmation ({facts['asked']}); the harness answers dialogs "
@@ -157,6 +167,8 @@ def judge_delete(todo: TodoMap) -> CheckResult:
                            "(its controls, shown on hover too, its text clicked and double-clicked); none removed it")
     problems = list(facts.get("problems", []))
     note = f" ({facts['note']})" if facts.get("note") else ""
+    if todo.phase_errors.get("delete"):
+        note += f" (delete under a filter not judged: {todo.phase_errors['delete']})"
     if pf.get("back"):
         kept = [r["task"] for r in pf.get("before", []) if r["times shown"]]
         lost = [r["task"] for r in pf.get("after", []) if r["task"] in kept and not r["times shown"]]
@@ -177,7 +189,7 @@ def judge_persistence(todo: TodoMap) -> CheckResult:
     pf = todo.persist_facts
     if "after" not in pf:
         return CheckResult(id="persistence", status="error",
-                           detail=pf.get("error") or todo.problem or "the page was not reloaded")
+                           detail=todo.phase_errors.get("reload") or todo.problem or "the page was not reloaded")
     before, after = pf["before"], pf["after"]
     evidence = [value("before reload", before), value("after reload", after)]
     lost = [r["task"] for r, q in zip(before, after, strict=True) if q["times shown"] == 0]
