@@ -141,16 +141,21 @@ Object.assign(AB, (() => {
     "[role=checkbox], [role=radio], [role=switch], [role=menuitem], [role=menuitemradio], [role=option], " +
     "[role=link], [onclick], [ondblclick], [onmousedown], [tabindex]";
   const POINTERY = /click|mouse|pointer|touch|key|change|input|submit/;
-  // A link that leaves the artefact's page (another origin, another window) is not one of its controls.
+  // A link that leaves the artefact (another origin, another window) is not one of its controls; one
+  // to another of its pages stays (a router may take it, "/active"), marked so probes try it last.
   function leaves(el) {
     const a = el.closest && el.closest("a[href]");
     if (!a) return false;
     if (a.target && a.target !== "_self") return true;
     try {
-      const u = new URL(a.getAttribute("href"), location.href);
-      if (u.origin !== location.origin) return true;
-      return !(u.pathname === location.pathname && u.search === location.search);
+      return new URL(a.getAttribute("href"), location.href).origin !== location.origin;
     } catch (e) { return true; }
+  }
+  function elsewhere(el) {
+    const a = el.closest && el.closest("a[href]");
+    if (!a) return false;
+    const u = new URL(a.getAttribute("href"), location.href);
+    return !(u.pathname === location.pathname && u.search === location.search);
   }
   function kindOf(el) {
     const t = el.tagName, type = (el.getAttribute("type") || "").toLowerCase(), role = el.getAttribute("role") || "";
@@ -221,7 +226,7 @@ Object.assign(AB, (() => {
       out.push({ path: path(el), target: path(target), kind: kindOf(el), name: nameOf(el), cls: classesOf(el),
         type: el.type || "", how: why[0], events: own || [], box: boxOf(target), text: ownText(el).slice(0, 40),
         checked: el.tagName === "INPUT" ? el.checked : el.getAttribute("aria-checked") === "true",
-        hiddenInput: target !== el, href: el.getAttribute("href") || "",
+        hiddenInput: target !== el, href: el.getAttribute("href") || "", away: elsewhere(el),
         options: el.tagName === "SELECT" ? [...el.options].map((o) => norm(o.text) || o.value) : null });
       if (out.length >= (arg.cap || 400)) break;
     }

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import structlog
+from playwright.async_api import Error as PlaywrightError
 
 from ...errors import CheckError
 from ._find import _act, dom, mouse_away, settle
@@ -29,7 +30,7 @@ from ._page import PageBroken
 if TYPE_CHECKING:
     from ._page import PageSession
 
-__all__ = ["Control", "Trials", "act", "controls", "listeners", "opaque_parts"]
+__all__ = ["Control", "Trials", "act", "controls", "listeners", "opaque_parts", "return_to"]
 
 log = structlog.get_logger()
 
@@ -55,6 +56,7 @@ class Control:
     checked: bool = False
     hidden_input: bool = False
     href: str = ""
+    away: bool = False  # a link to another page of the artefact (a router may keep it on this one)
     options: tuple[str, ...] = ()
 
     @classmethod
@@ -62,6 +64,7 @@ class Control:
         return cls(path=d["path"], target=d["target"], kind=d["kind"], name=d["name"], cls=d["cls"], how=d["how"],
                    events=tuple(d.get("events") or ()), box=tuple(d.get("box") or (0, 0, 0, 0)),  # type: ignore[arg-type]
                    checked=bool(d.get("checked")), hidden_input=bool(d.get("hiddenInput")), href=d.get("href") or "",
+                   away=bool(d.get("away")),
                    options=tuple(d.get("options") or ()))
 
     def describe(self) -> str:
@@ -188,6 +191,24 @@ async def act(session: PageSession, control: Control | str, action: str, what: s
         raise ValueError(f"unknown action {action!r}")
     await settle(session, 0.2)
     await mouse_away(session)
+
+
+async def return_to(session: PageSession, url: str) -> bool:
+    """Back to the page at ``url`` after an action took the browser to another document (Back, as a
+    person would, else loading it anew); True when it had to."""
+    if session.page.url.split("#")[0] == url.split("#")[0]:
+        return False
+    try:
+        await session.run_limited(session.page.go_back(wait_until="load"), what="going back")
+    except (PlaywrightError, CheckError):
+        pass
+    if session.page.url.split("#")[0] != url.split("#")[0]:
+        try:
+            await session.run_limited(session.page.goto(url, wait_until="load"), what="loading the page again")
+        except PlaywrightError as exc:
+            raise CheckError(f"could not get back to the page after it navigated: {exc.message}") from exc
+    await settle(session, 0.1)  # the clock resyncs with the document
+    return True
 
 
 @dataclass

@@ -58,6 +58,7 @@ class TodoMap:
     add_tries: dict[str, int] = _field(default_factory=dict)  # add path label -> times the task was shown
     add_controls: list[str] = _field(default_factory=list)  # page controls tried as Add buttons
     add_threw: list[str] = _field(default_factory=list)  # adds during the exploration that threw
+    add_prompt: str = ""  # a control tried as Add asked in a prompt() (answered Cancel by the harness)
     toggle: Recipe | None = None  # marks done, and a second use marks not done again
     one_way: Recipe | None = None  # marks done, but a second use does not undo it
     toggle_facts: dict[str, Any] = _field(default_factory=dict)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ._explore import Control, Trials, act, controls
+from ._explore import Control, Trials, act, controls, return_to
 from ._find import page_exceptions
 
 if TYPE_CHECKING:
@@ -60,6 +60,8 @@ def _actions(cands: list[Control]) -> list[tuple[int, Control, str, str]]:
         key = filter_key(c.name, c.href)
         if _DESTRUCTIVE.search(f"{c.name} {c.cls}") and not key:
             rank = 9
+        elif c.away and not key:
+            rank = 8  # another page of the artefact: tried last
         elif key:
             rank = _ORDER.index(key)
         elif c.kind in {"radio", "tab", "link", "button", "option", "menuitem"}:
@@ -160,6 +162,10 @@ async def _try(s: PageSession, app: TodoApp, todo: TodoMap, trials: Trials, cont
         effect, key = f"showed {sorted(shown)}", None
     if s.page.url != url:
         effect += f" (address now {s.page.url.rsplit('/', 1)[-1]})"
+        if not shown and await return_to(s, url):  # another document, not a view of this one
+            effect += "; went back"
+            trials.add(what, action.split(":")[0], effect, found=control.found_by)
+            return view
     if flipped:
         effect += f"; changed whether {flipped} are done"
     trials.add(what if action == "click" else what, action.split(":")[0], effect, found=control.found_by)

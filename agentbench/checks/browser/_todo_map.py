@@ -22,7 +22,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
-from ._explore import Control, Trials, act, controls, listeners, opaque_parts
+from ._explore import Control, Trials, act, controls, listeners, opaque_parts, return_to
 from ._find import dom, mouse_away, page_exceptions, press, settle, type_into
 from ._page import PageBroken
 from ._readings import tree_distance
@@ -92,6 +92,9 @@ async def find_adds(s: PageSession, todo: TodoMap, names: Names, trials: Trials)
         if todo.add_paths:
             break
     assert app is not None
+    if not todo.add_paths and todo.add_prompt:
+        raise CheckError(f"adding may go through a browser prompt ({todo.add_prompt}); the harness answers "
+                         "dialogs with Cancel, so adding cannot be judged")
     if not todo.add_paths:
         tried = ", ".join(todo.add_controls[:8]) or "none found"
         more = "" if len(todo.add_controls) <= 8 else f" and {len(todo.add_controls) - 8} more"
@@ -134,13 +137,18 @@ async def _try_adds(s: PageSession, app: TodoApp, todo: TodoMap, names: Names, t
         task = names.next()
         app.tasks.append(task)
         await type_into(s, app.field, task, "the task field")
-        errors, url = len(s.errors), s.page.url
+        errors, url, dialogs = len(s.errors), s.page.url, len(s.dialogs)
         await act(s, c, "click")
         todo.add_controls.append(c.describe())
+        await s.refresh()
         state = await app.state()
         k = app.shown(state)[task]
         thrown = page_exceptions(s.errors[errors:])
         effect = _shown_words(k) if k else _page_effect(state, task, url, s.page.url)
+        prompts = [d for d in s.dialogs[dialogs:] if d.startswith("prompt")]
+        if prompts and not k:
+            todo.add_prompt = todo.add_prompt or f"{c.describe()} asked '{prompts[0]}'"
+            effect += f" (asked '{prompts[0]}', answered Cancel)"
         trials.add(c, f"typed '{task}' + click", effect + (f"; threw {thrown[0]}" if thrown else ""))
         if not k:
             app.tasks.remove(task)
@@ -151,8 +159,7 @@ async def _try_adds(s: PageSession, app: TodoApp, todo: TodoMap, names: Names, t
                 todo.add_threw.append(f"adding '{task}' by {path.label} threw {thrown[0]}")
             todo.add_paths.append(path)
             return
-        if s.page.url.split("#")[0] != url.split("#")[0]:
-            await s.reload()  # the control went to another page of the artefact: back to the app
+        await return_to(s, url)  # the control went to another page of the artefact: back to the app
 
 
 def _page_effect(state: dict[str, Any], task: str, url: str, now: str) -> str:
@@ -273,12 +280,15 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
     errors = len(s.errors)
     before = await app.state(look=True)
     others = [m for m, n in app.shown(before).items() if n and m != task]
-    dialogs = len(s.dialogs)
+    dialogs, url = len(s.dialogs), s.page.url
     try:
         await app.use(recipe, task)
     except CheckError as exc:
         trials.add(recipe.what, recipe.action, f"could not be used: {exc}", found=recipe.found_by)
         return False
+    if await return_to(s, url):
+        trials.add(recipe.what, recipe.action, "went to another page (went back)", found=recipe.found_by)
+        return True
     await s.refresh()
     after = await app.state(look=True)
     asked = s.dialogs[dialogs:]
