@@ -205,10 +205,12 @@ class TodoApp:
                 how = self.path.label if self.path else "no known way"
                 raise AddBroken(f"typed '{text}' and added it by {how}, but it was not shown")
 
-    async def use(self, recipe: Recipe, task: str) -> None:
-        """Use a row recipe on a task's row (hovering the row first when the part shows on hover)."""
-        state = await self.state()
-        info = self.item(state, task)
+    async def use(self, recipe: Recipe, task: str, state: dict[str, Any] | None = None) -> None:
+        """Use a row recipe on a task's row (hovering the row first when the part shows on hover).
+
+        ``state``: the page as just read, when the caller has it (saves a read).
+        """
+        info = self.item(state or await self.state(), task)
         if info is None:
             raise CheckError(f"task '{task}' is not shown, so it cannot be used")
         if recipe.hover:

@@ -232,6 +232,7 @@ async def explore_rows(s: PageSession, app: TodoApp, todo: TodoMap, names: Names
         fresh.append(task)
     target = fresh[1]
     cands = await _row_candidates(s, app, target)
+    last: dict[str, Any] | None = None  # the page as the last action left it, when that changed nothing
     for _, recipe in cands:
         if todo.toggle and todo.delete:
             break
@@ -245,19 +246,20 @@ async def explore_rows(s: PageSession, app: TodoApp, todo: TodoMap, names: Names
                 fresh.append(task)
             target = fresh[1]
         todo.row_tried += 1
-        done = await _try_on_row(s, app, todo, recipe, target, trials)
+        done, last = await _try_on_row(s, app, todo, recipe, target, trials, last)
         if done:
             fresh.remove(target)
+            last = None
     todo.row_capped = trials.capped and not (todo.toggle and todo.delete)
 
 
 async def _use_again(s: PageSession, app: TodoApp, recipe: Recipe, task: str, was: dict[str, Any]) -> dict[str, Any]:
-    """Use a recipe once more and read the page; a handler that waits for a possible double-click
-    acts a moment later, so an unchanged look is read again after that moment."""
-    await app.use(recipe, task)
+    """Use a recipe once more on the page as read in ``was`` and read it again; a handler that waits
+    for a possible double-click acts a moment later, so an unchanged look is read after that moment."""
+    await app.use(recipe, task, was)
     state = await app.state(look=True)
-    now = app.item(state, task)
-    if now is not None and now["look"] == was:
+    now, then = app.item(state, task), app.item(was, task)
+    if now is not None and then is not None and now["look"] == then["look"]:
         await settle(s, 0.4)
         state = await app.state(look=True)
     return state
@@ -274,21 +276,26 @@ def _deleted(todo: TodoMap, recipe: Recipe, task: str, others: list[str], thrown
 
 
 async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recipe, task: str,
-                      trials: Trials) -> bool:
-    """Use one recipe on a fresh task's row; record its effect; True when the task is no longer fresh."""
-    await mouse_away(s)  # hover styling must not read as the action's effect
+                      trials: Trials, before: dict[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
+    """Use one recipe on a fresh task's row and record its effect.
+
+    Returns (whether the task is no longer fresh, the page as read after when nothing changed).
+    ``before``: the page as the last action left it (it changed nothing), else None.
+    """
     errors = len(s.errors)
-    before = await app.state(look=True)
+    if before is None:
+        await mouse_away(s)  # hover styling must not read as the action's effect
+        before = await app.state(look=True)
     others = [m for m, n in app.shown(before).items() if n and m != task]
     dialogs, url = len(s.dialogs), s.page.url
     try:
-        await app.use(recipe, task)
+        await app.use(recipe, task, before)
     except CheckError as exc:
         trials.add(recipe.what, recipe.action, f"could not be used: {exc}", found=recipe.found_by)
-        return False
+        return False, None
     if await return_to(s, url):
         trials.add(recipe.what, recipe.action, "went to another page (went back)", found=recipe.found_by)
-        return True
+        return True, None
     await s.refresh()
     after = await app.state(look=True)
     asked = s.dialogs[dialogs:]
@@ -304,12 +311,12 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
         else:
             trials.add(recipe.what, say, f"removed exactly '{task}'", found=recipe.found_by)
             _deleted(todo, recipe, task, others, page_exceptions(s.errors[errors:]))
-        return True
+        return True, None
     if a["editing"] or a["field"]:
         trials.add(recipe.what, say, "made the task's text editable", found=recipe.found_by)
         await press(s, "Escape")
         await settle(s, 0.2)
-        return True
+        return True, None
     diff = look_diff(b["look"] or {}, a["look"] or {})
     if not diff and not asked:  # a click that waits for a possible double-click acts a moment later
         await settle(s, 0.4)
@@ -318,21 +325,21 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
         if a is None:
             trials.add(recipe.what, say, f"removed exactly '{task}' after a moment", found=recipe.found_by)
             _deleted(todo, recipe, task, others, page_exceptions(s.errors[errors:]))
-            return True
+            return True, None
         diff = look_diff(b["look"] or {}, a["look"] or {})
     if not diff:
         words = "nothing changed" + (f" (asked '{asked[0]}', answered Cancel)" if asked else "")
         if asked:
             todo.delete_facts.setdefault("asked", asked[0])
         trials.add(recipe.what, say, words, found=recipe.found_by)
-        return False
+        return False, after
     also = f"; also changed {gone}" if gone else ""
     trials.add(recipe.what, say, "; ".join(diff[:4]) + also, found=recipe.found_by)
     if todo.toggle or gone:
-        return True
+        return True, None
     # Changed its look: a second use should change it back, a third mark it again.
     steps = [{"step": f"{recipe.what}: mark '{task}'", "changed": diff[:4], "others changed": gone}]
-    back = await _use_again(s, app, recipe, task, a["look"])
+    back = await _use_again(s, app, recipe, task, after)
     b2 = app.item(back, task)
     undo = look_diff(b["look"] or {}, b2["look"] or {}) if b2 else ["the task disappeared"]
     steps.append({"step": f"{recipe.what} again", "changed": undo[:4] or ["back as before"],
@@ -343,9 +350,9 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
         todo.one_way = todo.one_way or recipe
         todo.toggle_facts = {"steps": steps, "reverted": False, "first": diff}
         todo.undone_look, todo.done_look = b["look"], a["look"]
-        return True
+        return True, None
     trials.add(recipe.what, f"{recipe.action} again", "changed it back", found=recipe.found_by)
-    again = await _use_again(s, app, recipe, task, b2["look"])
+    again = await _use_again(s, app, recipe, task, back)
     a3 = app.item(again, task)
     third = look_diff(b["look"] or {}, a3["look"] or {})[:4] if a3 else ["the task disappeared"]
     steps.append({"step": f"{recipe.what} a third time", "changed": third,
@@ -354,7 +361,7 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
     todo.undone_look, todo.done_look = b["look"], a["look"]
     todo.toggle_facts = {"steps": steps, "reverted": True, "again": bool(a3) and a3["look"] == a["look"],
                          "first": diff, "task": task, "threw": page_exceptions(s.errors[errors:])}
-    return True
+    return True, None
 
 
 async def explore_todo(s: PageSession, todo: TodoMap, on_adds: Any = None) -> TodoMap:
