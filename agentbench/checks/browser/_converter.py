@@ -113,6 +113,8 @@ async def _orient(conv: ConverterPage, frm: str, to: str, typed: str) -> tuple[A
     found = await conv.reading(typed, to)
     if found[0] is None or within_tolerance(found[0], convert(float(typed), frm, to)):
         return found
+    if not within_tolerance(found[0], convert(float(typed), to, frm)):
+        return found  # not the other way round either: a wrong conversion, judged as shown
     conv.from_ctl, conv.to_ctl = conv.to_ctl, conv.from_ctl
     await conv.units(frm, to)
     swapped = await conv.reading(typed, to)
