@@ -1,6 +1,7 @@
 """Finding and using controls the way a person does, for the to-do and converter probes.
 
-Reading goes through ``_find.js`` (read-only DOM queries that name elements by a CSS path);
+Reading goes through ``_find.js`` and ``_explore.js`` (read-only DOM queries that name elements by a
+deep CSS path, open shadow roots included), loaded as one library;
 every input is real: ``locator.click()`` (the mouse at the element), ``select_option`` on a
 ``<select>``, ``keyboard.type`` into a field focused by a click, select-all + Backspace to clear.
 Nothing here sets ``.value`` or dispatches events from JavaScript.
