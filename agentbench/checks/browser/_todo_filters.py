@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._explore import Control, Trials, act, controls, return_to
 from ._find import page_exceptions
+from ._readings import tree_distance
 
 if TYPE_CHECKING:
     from ._page import PageSession
@@ -46,8 +47,9 @@ def filter_key(*texts: str) -> str | None:
     return None
 
 
-def _actions(cands: list[Control]) -> list[tuple[int, Control, str, str]]:
-    """(rank, control, action, name) for every way to use each candidate, likeliest filter first."""
+def _actions(cands: list[Control], near: str = "") -> list[tuple[int, Control, str, str]]:
+    """(rank, control, action, name) for every way to use each candidate, likeliest filter first;
+    among equals, the ones nearest the list (``near``) first."""
     out = []
     for c in cands:
         if c.kind in {"field", "editable"}:
@@ -69,7 +71,7 @@ def _actions(cands: list[Control]) -> list[tuple[int, Control, str, str]]:
         else:
             rank = 6 if c.how != "delegated" else 7
         out.append((rank, c, "click", c.name))
-    return sorted(out, key=lambda x: x[0])
+    return sorted(out, key=lambda x: (x[0], tree_distance(x[1].target, near) if near else 0))
 
 
 async def _set_up(s: PageSession, app: TodoApp, todo: TodoMap, names: Names) -> tuple[set[str], set[str]] | str:
@@ -113,7 +115,7 @@ async def explore_filters(s: PageSession, app: TodoApp, todo: TodoMap, names: Na
     state = await app.state()
     rows = [i["row"] for infos in state["items"].values() for i in infos]
     exclude = [app.field, *app.stops(), *rows]
-    ranked = _actions(await controls(s, exclude=exclude))
+    ranked = _actions(await controls(s, exclude=exclude), (state.get("list") or {}).get("path", ""))
     facts["candidates"] = len(ranked)
     view, idle = known, []
     for _, control, action, name in ranked:
