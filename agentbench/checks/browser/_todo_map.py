@@ -312,7 +312,9 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
             trials.add(recipe.what, say, f"removed exactly '{task}'", found=recipe.found_by)
             _deleted(todo, recipe, task, others, page_exceptions(s.errors[errors:]))
         return True, None
-    if a["editing"] or a["field"]:
+    # Editing: the text became a field, or focus went into one in the row (apps that show every task
+    # in a field of its own are not "editing" by that alone).
+    if (a["field"] and not b["field"]) or (a["editing"] and not b["editing"]):
         trials.add(recipe.what, say, "made the task's text editable", found=recipe.found_by)
         await press(s, "Escape")
         await settle(s, 0.2)
