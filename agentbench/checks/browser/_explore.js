@@ -362,13 +362,6 @@ Object.assign(AB, (() => {
       return n;
     } catch (e) { return -1; }
   }
-  function storageText() {
-    try {
-      const out = [];
-      for (let i = 0; i < localStorage.length; i++) { const k = localStorage.key(i); out.push(k + "=" + localStorage.getItem(k)); }
-      return out.join("\n").slice(0, 20000);
-    } catch (e) { return ""; }
-  }
   function pageState(skip) {
     const a = activeDeep();
     return { url: location.href, storage: storageSize(), focus: a && a !== document.body ? path(a) : "",
@@ -376,13 +369,17 @@ Object.assign(AB, (() => {
   }
 
   // Markup injected by a task's text: elements a person would see rendered instead of the text.
-  function injected() {
+  // `arg.input`: the task field, left out (what it still holds is not a task shown).
+  function injected(arg) {
+    const skip = resolve(arg && arg.input);
     let imgs = 0, bolds = 0;
+    const values = [];
     for (const el of deep(document.body)) {
       if (el.tagName === "IMG" && el.getAttribute("src") === "x") imgs++;
       if (el.tagName === "B" && low(el.textContent) === "bold") bolds++;
+      if (el !== skip && (el.tagName === "INPUT" || el.tagName === "TEXTAREA") && visible(el)) values.push(el.value);
     }
-    return { imgs, bolds, text: text(document.body).slice(0, 20000), storage: storageText() };
+    return { imgs, bolds, text: [text(document.body), ...values].join(" ").slice(0, 20000) };
   }
 
   // Choices a person opens first (a menu shown on hover or after a click): hidden short texts,

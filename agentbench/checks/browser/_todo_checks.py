@@ -62,7 +62,7 @@ async def check_escaping(s: PageSession, app: TodoApp) -> CheckResult:
         await asyncio.sleep(0.3)  # the broken image's error event comes from the (real) network
         await settle(s, 0.1)
         await s.refresh()
-        marks = await dom(s, "injected")
+        marks = await dom(s, "injected", {"input": app.field})
         flat = " ".join(marks["text"].split())
         ran = [d for d in s.dialogs[dialogs:] if d.startswith("alert: 1")]
         rows.append({"when": when, "img src=x elements": marks["imgs"], "<b>bold</b> elements": marks["bolds"],

@@ -28,6 +28,7 @@ TODO = {
     "explore/todo_delegated_plain_divs.html": ALL_PASS,
     "explore/todo_shadow_components.html": ALL_PASS,
     "explore/todo_hover_button_radio_filters.html": ALL_PASS,
+    "explore/todo_aria_switch_svg_delete.html": ALL_PASS,
     "explore/todo_no_filter_clear_all.html": {**ALL_PASS, "filter": "fail"},
     "explore/todo_finish_no_undo.html": {**ALL_PASS, "complete": "fail", "filter": "fail", "persistence": "fail"},
 }
