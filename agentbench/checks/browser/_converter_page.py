@@ -154,11 +154,14 @@ class ConverterPage:
             await click(self.s, target, what)
         await settle(self.s, 0.2)
 
+    async def _names(self, category: str) -> bool:
+        """Whether anything on the page (hidden parts and option lists too) names the category or a unit of it."""
+        words = await dom(self.s, "wordsOnPage")
+        return bool(unit_mentions(words, category=category) or _CATEGORY_WORDS[category].search(words))
+
     async def _absent_or_unfound(self, category: str, what: str) -> CheckError:
         """Absent when nothing on the page names the category or any of its units; else a gap."""
-        words = await dom(self.s, "wordsOnPage")
-        named = unit_mentions(words, category=category) or _CATEGORY_WORDS[category].search(words)
-        if not named:
+        if not await self._names(category):
             return Absent(f"the page offers no {category} conversion: {what}, and nothing on it names "
                           f"{category} or any of its units")
         return CheckError(f"{what}, although the page names {category} or its units")
@@ -191,7 +194,7 @@ class ConverterPage:
         groups = [g for g in self._groups(ctl, unit_name) if g["path"] not in cat_paths]
         # A select of "Meters to Feet", "Kilograms to Pounds" is a category and a pair control at once.
         pairs = self._groups(ctl, pair_name, least=1)
-        if not groups and not pairs and len(per_unit) < 2:
+        if not groups and not pairs and len(per_unit) < 2 and await self._names(category):
             # Nothing says "click me": look again with the listeners, then inside menus opened on hover.
             ctl = await self.controls(listening=True)
             groups = [g for g in self._groups(ctl, unit_name) if g["path"] not in cat_paths]
