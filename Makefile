@@ -1,13 +1,17 @@
-# The two commands of the README. Each does all set-up first (idempotent).
-.PHONY: setup demo test bench
+# The two commands of the README. Each does all set-up first (idempotent): the demo only what the
+# demo needs; the tests also their extras and the external agents' images.
+.PHONY: setup setup-test demo test bench
 
 setup:
 	bash scripts/setup.sh
 
+setup-test:
+	bash scripts/setup.sh --test
+
 demo: setup
 	python3 -m agentbench run --model demo --task flappy
 
-test: setup
+test: setup-test
 	python3 -m pytest
 
 bench: setup

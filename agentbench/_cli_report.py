@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from .cli import _fail, app, out
+from ._cli_app import app, out
+from ._cli_app import fail as _fail
 from .errors import AgentbenchError
 
 # ---- report, local viewer, human verdicts, scorer ledger (agentbench.report) ---------------------
@@ -55,7 +56,7 @@ def open_cmd(
 def verdict_cmd(
     run_ref: str = typer.Argument(..., metavar="RUN", help="Run id or run folder."),
     task: str = typer.Argument(..., help="Task id."),
-    model: str = typer.Argument(..., help="Model name."),
+    model: str = typer.Argument(..., help="Model name, or lane model@agent for an external agent's attempt."),
     rest: list[str] = typer.Argument(..., metavar="[REPEAT] pass|fail", help="Repeat (default 1), then the verdict."),
     note: str = typer.Option("", "--note", help="Why: what you saw."),
     runs_dir: Path = typer.Option(Path("artefacts"), "--out", "--runs", help="Folder that holds run folders."),

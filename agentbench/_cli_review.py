@@ -8,7 +8,9 @@ from pathlib import Path
 
 import typer
 
-from .cli import _fail, app, err, out
+from ._cli_app import app, err, out
+from ._cli_app import fail as _fail
+from ._numbers import human_number
 from .errors import AgentbenchError
 
 # ---- second-model review (agentbench.review) -----------------------------------------------------
@@ -37,8 +39,8 @@ def _print_reviews(summary, *, quiet: bool = False) -> None:
                   "verdict", title=f"reviews by {escape(summary.reviewer)}")
     for _, r in summary.reviews:
         met = f"{sum(c.met for c in r.criteria)}/{len(r.criteria)}" if r.criteria else "-"
-        table.add_row(escape(r.task), escape(r.model_of_artefact), str(r.repeat), r.status,
-                      "-" if r.score is None else f"{r.score:g}",
+        table.add_row(escape(r.task), escape(r.lane), str(r.repeat), r.status,
+                      "-" if r.score is None else human_number(r.score),
                       "-" if r.passed is None else ("pass" if r.passed else "fail"), met,
                       str(r.usage.prompt_tokens + r.usage.completion_tokens), f"{r.cost_usd:.4f}", f"{r.wall_s:.1f}",
                       escape(r.verdict or (r.error.message[:160] if r.error else "")))
@@ -46,7 +48,7 @@ def _print_reviews(summary, *, quiet: bool = False) -> None:
     for _, r in summary.reviews:
         if r.same_model_warning:
             console.print(f"[yellow]warning:[/] {escape(r.reviewer)} reviewed its own artefact "
-                          f"{escape(r.task)}/{escape(r.model_of_artefact)}/r{r.repeat}", highlight=False)
+                          f"{escape(r.task)}/{escape(r.lane)}/r{r.repeat}", highlight=False)
     for line in summary.skipped:
         console.print(f"not reviewed: {escape(line)}", highlight=False)
 
@@ -69,7 +71,8 @@ def review_cmd(
     blind: bool = typer.Option(False, "--blind", help="Withhold the probe results (saved as review-<reviewer>-blind.json)."),
     pairwise: bool = typer.Option(False, "--pairwise", help="Compare two models' artefacts of --task, in both orders."),
     task: str | None = typer.Option(None, "--task", "-t", help="Only these task(s), comma-separated; one with --pairwise."),
-    model: str | None = typer.Option(None, "--models", "-m", help="Only these models' artefacts, comma-separated."),
+    model: str | None = typer.Option(None, "--models", "-m",
+                                     help="Only these models' (or lanes', model@agent) artefacts, comma-separated."),
     missing: bool = typer.Option(False, "--missing", help="Only attempts without an ok review by this reviewer."),
     max_reasks: int = typer.Option(1, "--max-reasks", min=0, help="Re-asks after an invalid answer."),
     concurrency: int = typer.Option(1, "--concurrency", "-j", min=1, help="Attempts reviewed at once."),

@@ -45,6 +45,7 @@ __all__ = [
     "read_bytes",
     "safe_parts",
     "staged_artefact",
+    "tree_digest",
 ]
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # one artefact file (a 46 MB entry with inlined assets exists)
@@ -289,6 +290,52 @@ def _copy_dir(src_fd: int, dest_fd: int, prefix: str, budget: _Budget, depth: in
                 budget.report.skipped.append((rel, "changed while it was copied"))
                 continue
             _write_from(fh, name, dest_fd, budget, rel)
+
+
+def tree_digest(root: Path, *, limits: FileLimits = DEFAULT_LIMITS) -> bytes:
+    """SHA-256 over the names and bytes of the plain files under ``root`` (walked as copy_tree does).
+
+    Links, devices and FIFOs are left out; the walk stops at the folder's caps (what was read so
+    far decides the digest), so it never reads more than ``limits.total_bytes``.
+    """
+    import hashlib
+
+    digest = hashlib.sha256()
+    budget = _Budget(limits, str(root))
+
+    def walk(dfd: int, prefix: str, depth: int) -> None:
+        if depth > limits.depth:
+            return
+        with os.scandir(dfd) as entries:
+            names = sorted(e.name for e in entries)
+        for name in names:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+            if _why_not(st) is not None:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                child = _open_dir(name, dfd)
+                try:
+                    walk(child, prefix + name + "/", depth + 1)
+                finally:
+                    os.close(child)
+                continue
+            if st.st_size > limits.file_bytes:
+                continue
+            budget.file()
+            budget.add(st.st_size)
+            fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW, dir_fd=dfd)
+            with os.fdopen(fd, "rb") as fh:
+                digest.update((prefix + name).encode("utf-8", "surrogateescape") + b"\0")
+                digest.update(fh.read(limits.file_bytes + 1))
+
+    top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        walk(top, "", 0)
+    except (ArtefactError, OSError):
+        pass  # over a cap or unreadable: the digest of what was read
+    finally:
+        os.close(top)
+    return digest.digest()
 
 
 def extract_tar(tar: tarfile.TarFile, dest: Path, *, strip: str = "", limits: FileLimits = DEFAULT_LIMITS,

@@ -9,31 +9,17 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
+from ._cli_app import app, err, fail, models_app, out, sandbox_app
 from ._logging import configure_logging
 from .errors import AgentbenchError
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Which model writes software that actually works.")
-models_app = typer.Typer(help="List and check the configured models.", invoke_without_command=True)
-sandbox_app = typer.Typer(help="Build and inspect the sandbox image.", no_args_is_help=True)
-app.add_typer(models_app, name="models")
-app.add_typer(sandbox_app, name="sandbox")
-
-# Piped output (CI logs, files) gets a wide table instead of rich's 80-column default.
-out = Console(width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+# The app and consoles live in _cli_app, so the command modules need not import this one.
+_fail = fail
 
 
 _HOST_BROWSER_HELP = ("Run Chromium on this host instead of the checker container (the artefact's code is then "
                       "NOT contained; for trusted artefacts only). Same as AGENTBENCH_HOST_BROWSER=1.")
-
-
-def _fail(exc: Exception, code: int = 2) -> None:
-    from rich.markup import escape
-
-    err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
-    raise typer.Exit(code)
 
 
 @app.callback()
@@ -239,9 +225,9 @@ def models_check(name: str = typer.Argument(..., help="Model name from models.to
     except AgentbenchError as exc:
         _fail(exc)
     for item in items:
-        mark = "[green]ok[/]" if item.ok else "[red]FAIL[/]"
+        mark = "[green]ok[/]" if item.ok else "[red]FAIL[/]" if item.blocks else "[yellow]WARN[/]"
         out.print(f"{mark} {item.name}: {item.detail}", highlight=False)
-    raise typer.Exit(0 if all(i.ok for i in items) else 1)
+    raise typer.Exit(0 if all(i.ok or not i.blocks for i in items) else 1)
 
 
 @sandbox_app.command("build")
@@ -319,11 +305,32 @@ def stats_cmd(
         out.print(f"[yellow]infra error (not counted):[/] {line}", highlight=False)
 
 
-# Commands in their own modules register on `app` when imported.
-from . import _cli_report, _cli_review  # noqa: F401
+@app.command("export")
+def export_cmd(
+    run_ref: str = typer.Argument(..., metavar="RUN", help="Run id or run folder."),
+    fmt: str = typer.Option("inspect", "--format", "-f", help="Output format: inspect (Inspect AI .eval logs)."),
+    out_dir: Path = typer.Option(Path("artefacts"), "--out", "--runs", help="Folder that holds run folders."),
+    to: Path | None = typer.Option(None, "--to", help="Folder for the exported files (default: <run>/inspect)."),
+) -> None:
+    """Export a run for other tools: one Inspect eval log per task and lane (open with `inspect view`)."""
+    from .export import FORMATS, export_inspect
+    from .store import resolve_run_dir
+
+    try:
+        if fmt not in FORMATS:
+            raise AgentbenchError(f"Unknown export format '{fmt}'; choose one of: {', '.join(FORMATS)}.")
+        paths = export_inspect(resolve_run_dir(out_dir, run_ref), to)
+    except AgentbenchError as exc:
+        _fail(exc)
+    for path in paths:
+        out.print(f"wrote {path}", highlight=False)
+    if paths:
+        out.print(f"open them with: inspect view --log-dir {paths[0].parent}", highlight=False)
+
+
+# Commands in their own modules register on the shared app (_cli_app) when imported; last, so
+# `--help` lists run, check, ... first.
+from . import _cli_report, _cli_review  # noqa: E402, F401
 
 if __name__ == "__main__":  # pragma: no cover - `python -m agentbench.cli`
-    # Run the imported module's app: the command modules registered on it, not on __main__'s copy.
-    from agentbench.cli import app as _app
-
-    sys.exit(_app())
+    sys.exit(app())

@@ -65,7 +65,7 @@ class ModelConfig(BaseModel):
     max_retries: int = Field(default=4, ge=0)
     # Which coding agent drives this model unless `--agent` says otherwise: builtin, opencode,
     # aider or crush (see README "Agents").
-    agent: str = "builtin"
+    agent: name_field("agent name") = "builtin"  # part of the lane's folder (<model>@<agent>)
     # Built-in replay model: which recorded behaviour it plays ("rushed" or "careful").
     demo: Literal["rushed", "careful"] | None = None
 

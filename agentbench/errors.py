@@ -17,7 +17,8 @@ boundary each, with ``raise ... from exc``::
     │   └── PathEscape         a path left the workspace (shown to the agent as a tool error)
     ├── CheckError             the harness could not check an artefact (not a verdict)
     ├── ArtefactError          an artefact folder or file is over its size caps
-    └── NameInvalid            a user-given name that becomes a path breaks the name rule
+    ├── NameInvalid            a user-given name that becomes a path breaks the name rule
+    └── MissingExtra           an optional extra is not installed (says what to pip install)
 
 Every error carries a message a person can act on: which file, which field, what to do.
 """
@@ -31,6 +32,7 @@ __all__ = [
     "ConfigError",
     "DockerUnavailable",
     "ImageMissing",
+    "MissingExtra",
     "ModelError",
     "ModelHTTPError",
     "ModelProtocolError",
@@ -107,3 +109,7 @@ class ArtefactError(AgentbenchError):
 
 class NameInvalid(AgentbenchError):
     """A name given by a user (model, task, run, reviewer, agent) cannot safely become a path."""
+
+
+class MissingExtra(AgentbenchError):
+    """An optional part of agentbench needs a package that is not installed; the message says how to install it."""

@@ -136,13 +136,15 @@ async def run_cell(
                 # left behind (a wrapper on PATH, a background process) can sway a verdict.
                 _close_later(sandbox)
                 sandbox = None
-        if isinstance(copy_error, SandboxError):  # an artefact left in the sandbox is not "no artefact"
-            raise copy_error
+        ended = outcome is not None and outcome.stop_reason == "sandbox-ended"
+        if isinstance(copy_error, SandboxError) and not ended:  # an artefact left in the sandbox is not
+            raise copy_error  # "no artefact"; one the agent's commands destroyed with its sandbox is
         result.artefact_path = "artefact"
         result.agent = AgentSummary(
             agent=cell.agent, status=outcome.status, stop_reason=outcome.stop_reason,
             budget_hit=outcome.budget_hit, turns=outcome.turns, tool_calls=outcome.tool_calls,
             tool_errors=outcome.tool_errors, text_tool_calls=outcome.text_tool_calls, summary=outcome.summary,
+            detail=outcome.detail,
         )
         result.speed = _speed(outcome.requests, outcome.usage)
         model_s = result.speed.model_wall_s
@@ -235,8 +237,10 @@ async def _preflight_models(models: list[ModelConfig]) -> dict[str, InfraError]:
                 items = await preflight(client)
         except AgentbenchError as exc:
             return model.name, InfraError(kind="preflight", message=str(exc))
-        bad = [i for i in items if not i.ok]
+        bad = [i for i in items if not i.ok and i.blocks]  # the model's own failings are for its cells
         if not bad:
+            for item in (i for i in items if not i.ok):
+                log.info("preflight.model_finding", model=model.name, item=item.name, detail=item.detail)
             return model.name, None
         detail = "; ".join(f"{i.name}: {i.detail}" for i in bad)
         log.warning("preflight.failed", model=model.name, detail=detail)
@@ -257,6 +261,34 @@ def _check_agents(names: set[str]) -> None:
 
     for name in sorted(names - {"builtin"}):
         get_agent(name)
+
+
+async def _prepare_agent_images(cells: list[CellRef], notice: Callable[[str], None] | None,
+                                engines: list[Any]) -> dict[str, InfraError]:
+    """The image of every external agent these cells use, built now on first use (with progress lines).
+
+    Built before any cell starts, so the build never eats into an attempt's wall-clock budget and
+    happens once, not once per cell. A run with the builtin agent only (the demo) builds nothing.
+    External agents run on an engine of this machine only (their gateway socket is bind-mounted):
+    without one, nothing is built here and their cells say why. Returns the agents whose image
+    could not be made, with the reason their cells get.
+    """
+    from .agents import ensure_agent_image, get_agent
+    from .sandbox._engines import bind_engine
+
+    names = sorted({c.agent for c in cells} - {"builtin"})
+    local = next((e for e in engines if e.config.address is None or e.config.address.startswith("unix://")), None)
+    failed: dict[str, InfraError] = {}
+    if not names or local is None:
+        return failed
+    say = notice or (lambda m: log.info("agent.image", msg=m))
+    for name in names:
+        try:
+            with bind_engine(local):  # the thread below inherits the binding
+                await asyncio.to_thread(ensure_agent_image, get_agent(name).image(), log=say)
+        except AgentbenchError as exc:
+            failed[name] = InfraError(kind="sandbox", message=f"the {name} agent's image could not be built: {exc}")
+    return failed
 
 
 def _check_images(options: RunOptions) -> list[Any]:
@@ -311,8 +343,11 @@ async def run(
     progress: ProgressFn | None = None,
 ) -> RunSummary:
     """Run the matrix; returns when every cell has a stored result."""
+    from ._limits import raise_fd_limit
     from ._scheduler import NoEngineLeft, open_pool
     from .models import DemoServer
+
+    raise_fd_limit()  # many cells' gateways, engine clients and checkers share this process
 
     # An engine that does not answer stops the run before anything is written, naming it.
     pool = await open_pool(_engine_configs(options), options.notice, _check_images(options))
@@ -362,12 +397,20 @@ async def run(
             if progress:
                 progress("done", cell, res)
         todo = [c for c in todo if c.model not in failed]
+    failed_agents = await _prepare_agent_images(todo, options.notice, pool.live())
+    for cell in [c for c in todo if c.agent in failed_agents]:
+        res = _infra_result(run_id, run_dir, cell, by_task[cell.task], by_model[cell.model], options.max_tokens,
+                            failed_agents[cell.agent])
+        summary.results.append(res)
+        if progress:
+            progress("done", cell, res)
+    todo = [c for c in todo if c.agent not in failed_agents]
     demo_needed = any(by_model[c.model].demo for c in todo)
     gate = asyncio.Semaphore(max(1, options.concurrency))
     per_model = {m.name: asyncio.Semaphore(m.max_concurrency) for m in models}
 
     async def one(cell: CellRef, base_urls: dict[str, str]) -> None:
-        from .sandbox._engines import bind_engine
+        from .sandbox._binding import bind_engine
 
         async with gate, per_model[cell.model]:
             try:

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .checks._model import CheckResult
 from .errors import StoreError
-from .names import is_valid_name, name_field, validate_name
+from .names import BUILTIN_AGENT, is_valid_name, lane, name_field, split_lane, validate_name
 
 __all__ = [
     "AgentSummary",
@@ -47,6 +47,7 @@ __all__ = [
     "load_result",
     "new_run_id",
     "resolve_run_dir",
+    "split_lane",
     "write_json",
 ]
 
@@ -91,7 +92,7 @@ class CellRef(BaseModel):
     task: name_field("task id")  # both become folder names (agentbench/names.py)
     model: name_field("model name")
     repeat: int = Field(ge=0)
-    agent: str = "builtin"  # a registered agent name (agents/_registry.py): part of the lane's folder
+    agent: name_field("agent name") = BUILTIN_AGENT  # a registered agent: part of the lane's folder
 
     @property
     def lane(self) -> str:
@@ -103,9 +104,15 @@ class CellRef(BaseModel):
         return f"{self.task}/{self.lane}/r{self.repeat}"
 
 
-def lane(model: str, agent: str = "builtin") -> str:
-    """``model`` for the builtin agent (the layout before agents existed), else ``model@agent``."""
-    return model if agent == "builtin" else f"{model}@{agent}"
+    def named_by(self, names: list[str] | None) -> bool:
+        """True when ``names`` is None or holds this cell's lane or its model (every lane of it)."""
+        return names is None or self.lane in names or self.model in names
+
+    @classmethod
+    def of_lane(cls, task: str, lane_name: str, repeat: int, *, where: str = "") -> CellRef:
+        """The cell of a lane read back (a folder name, a command-line argument), its parts checked."""
+        model, agent = split_lane(lane_name, where=where)
+        return cls(task=task, model=model, repeat=repeat, agent=agent)
 
 
 def attempt_dir(run_dir: Path, cell: CellRef) -> Path:
@@ -135,6 +142,9 @@ class AgentSummary(BaseModel):
     tool_errors: int = 0
     text_tool_calls: int = 0
     summary: str | None = None
+    # Why the session ended so when it was not the model's own choice: its sandbox stopped from the
+    # inside, the requests its agent built were rejected (a model outcome, with the reason).
+    detail: str | None = None
 
 
 class SpeedStats(BaseModel):
@@ -209,6 +219,10 @@ class RunManifest(BaseModel):
     cells: list[CellRef] = Field(default_factory=list)
     status: Literal["running", "completed", "interrupted", "failed"] = "running"
     updated_at: str = Field(default_factory=utcnow)
+
+    def lanes(self) -> list[str]:
+        """What a filter may name in this run: its model names and its lanes (``model@agent``)."""
+        return list(dict.fromkeys([*self.models, *(c.lane for c in self.cells)]))
 
 
 def resolve_run_dir(out_dir: Path, ref: str) -> Path:

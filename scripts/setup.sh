@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
 # Idempotent set-up for a fresh Debian 12 machine (run as root, or with sudo available):
-# system packages, a running Docker engine, the Python package, and the sandbox and checker images.
+# system packages, a running Docker engine, the Python package, and the sandbox and checker images:
+# what `make demo` needs, and nothing more.
+#   scripts/setup.sh          the demo's set-up
+#   scripts/setup.sh --test   also the test extras (pytest, inspect_ai) and the images of the external
+#                             agents the tests run (opencode, aider); `make test` uses it.
+# A run that uses an external agent builds that agent's image itself on first use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+FOR_TESTS=0
+for arg in "$@"; do
+    case "$arg" in
+        --test) FOR_TESTS=1 ;;
+        *) echo "setup: unknown option $arg (known: --test)" >&2; exit 2 ;;
+    esac
+done
 
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
@@ -12,7 +25,9 @@ command -v dockerd >/dev/null 2>&1 || need_pkgs+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || need_pkgs+=(debootstrap)
 command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
 command -v node >/dev/null 2>&1 || need_pkgs+=(nodejs)
-command -v npm >/dev/null 2>&1 || need_pkgs+=(npm)  # fetches opencode for its agent image
+if [ "$FOR_TESTS" = 1 ]; then
+    command -v npm >/dev/null 2>&1 || need_pkgs+=(npm)  # fetches opencode for its agent image
+fi
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     echo "setup: installing ${need_pkgs[*]}"
     $SUDO apt-get update -q
@@ -26,18 +41,31 @@ if ! docker info >/dev/null 2>&1; then
     docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start; see /tmp/agentbench-dockerd.log" >&2; exit 1; }
 fi
 
-python3 -m pip install -q --disable-pip-version-check -e '.[test]'
+if [ "$FOR_TESTS" = 1 ]; then
+    python3 -m pip install -q --disable-pip-version-check -e '.[test]'
+else
+    python3 -m pip install -q --disable-pip-version-check -e .
+fi
 
 # The sandbox image, and the checker image every browser check runs in (its code layer is rebuilt
 # on demand when the check code changes).
-if ! docker image inspect agentbench/web:latest >/dev/null 2>&1 \
-        || ! docker image inspect agentbench/checker-runtime:latest >/dev/null 2>&1; then
+# Their tags come from the code (they name the uid the images' users have).
+tags="$(python3 -c 'from agentbench.sandbox import IMAGE_TAG as w
+from agentbench.sandbox._checker_image import CHECKER_RUNTIME_TAG as r
+print(w, r)')" || { echo "setup: could not import agentbench to name its images" >&2; exit 1; }
+read -r web_tag runtime_tag <<< "$tags" || true
+if [ -z "${web_tag:-}" ] || [ -z "${runtime_tag:-}" ] \
+        || ! docker image inspect "$web_tag" >/dev/null 2>&1 \
+        || ! docker image inspect "$runtime_tag" >/dev/null 2>&1; then
     echo "setup: building the sandbox and checker images (first time only: a few minutes)"
     python3 -m agentbench sandbox build
 fi
 # The external agents the tests run (opencode, aider), built offline on the sandbox image: once per
-# pinned version and base, reused after (a few minutes the first time; Crush needs a binary you give).
-# Their Debian packages are worked out from the host's apt lists, so those must exist.
-if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then $SUDO apt-get update -q; fi
-python3 -m agentbench sandbox build --agent opencode --agent aider
+# pinned version and base, reused after (about a minute the first time; Crush needs a binary you give).
+# Their Debian packages are worked out from the host's apt lists, so those must exist. The demo
+# uses the builtin agent only, so `make demo` skips this.
+if [ "$FOR_TESTS" = 1 ]; then
+    if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then $SUDO apt-get update -q; fi
+    python3 -m agentbench sandbox build --agent opencode --agent aider
+fi
 echo "setup: ready"

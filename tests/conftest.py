@@ -26,6 +26,16 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("AGENTBENCH_HOME", str(home))
 
 
+@pytest.fixture(autouse=True)
+def _reset_logging():
+    """A CLI command points structlog at the stream it was given (CliRunner's stderr, closed after
+    the invoke): later tests that log would write to a closed file."""
+    yield
+    import structlog
+
+    structlog.reset_defaults()
+
+
 @pytest.fixture(scope="session")
 def docker_client():
     """A live docker SDK client with the sandbox image built."""

@@ -51,6 +51,27 @@ def test_demo_flappy_end_to_end(tmp_path: Path, docker_client, checker_image, ch
     assert any('"write_file"' in line for line in lines)
     src = (ROOT / "agentbench/models/demo_data/rushed/flappy/index.html").read_bytes()
     assert (attempt / "artefact/index.html").read_bytes() == src
+    _exported_round_trip(run_dir, attempt, result)
+
+
+def _exported_round_trip(run_dir: Path, attempt: Path, result: dict) -> None:
+    """The real run exported for Inspect and read back with Inspect's reader: the same attempt."""
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        if os.environ.get("CI"):
+            raise  # the test extra brings inspect_ai: missing in CI is a failure
+        pytest.skip("needs the inspect extra: pip install 'agentbench[inspect]'")
+    from agentbench.export import export_inspect
+
+    (path,) = [p for p in export_inspect(run_dir) if "_flappy_demo_" in p.name]
+    (sample,) = read_eval_log(str(path)).samples
+    assert sample.scores["verdict"].value == "I" and sample.metadata["outcome"] == result["outcome"]
+    assert {k: v.explanation for k, v in sample.scores.items() if k != "verdict"} == \
+        {c["id"]: c["detail"] for c in result["checks"]}
+    messages = [json.loads(line) for line in (attempt / "transcript.jsonl").read_text().splitlines()]
+    assert len(sample.messages) == sum(1 for m in messages if m["kind"] == "message")
+    assert sum(len(m.tool_calls or []) for m in sample.messages if m.role == "assistant") >= 1
 
 
 def test_demo_careful_all_tasks_pass_every_check(tmp_path: Path, docker_client, checker_image,

@@ -12,8 +12,8 @@ import json
 import shlex
 from pathlib import Path
 
+from ._adapter import AGENT_HOME, AgentPlan, agent
 from ._images import AgentImage, Log, run_tool
-from ._registry import AGENT_HOME, AgentPlan, agent
 
 __all__ = ["AIDER_VERSION", "Aider"]
 

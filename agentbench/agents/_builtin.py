@@ -18,7 +18,9 @@ DeepSeek tokens or DSML) are failed calls: never executed, counted in ``text_too
 answered with a user message saying so; they neither end the session nor use up the nudge.
 Calls with invalid arguments get a tool error and the model may try again. ``run`` is capped by
 the remaining wall time. ModelError and SandboxError propagate to the caller (infrastructure
-errors); the transcript keeps everything up to them.
+errors); the transcript keeps everything up to them. A SandboxError because the sandbox stopped
+while the engine stayed sound (``sandbox.ended_from_inside``: the agent's commands stopped it)
+ends the session instead: ``no-artefact``, stop reason ``sandbox-ended``, the reason in ``detail``.
 
 Status: ``finished`` (ended by finish or answer, entry file present), ``no-artefact`` (ended
 without it), ``budget`` (a limit stopped it; ``budget_hit`` says which, ``entry_exists`` whether
@@ -36,9 +38,10 @@ from typing import Any, Literal
 import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import SandboxError
 from ..models._client import ChatClient
 from ..models._types import RequestStats, ToolCall, Usage
-from ..sandbox import Sandbox
+from ..sandbox import Sandbox, ended_from_inside
 from ._tools import TOOL_SCHEMAS, ToolOutcome, execute, find_text_tool_calls
 from ._transcript import Transcript
 
@@ -76,7 +79,9 @@ FINISH_REFUSED = (
     "finish again. (A second finish without it ends the session with no artefact.)"
 )
 
-StopReason = Literal["finish", "answer", "max_turns", "max_tokens", "wall", "length"]
+# sandbox-ended: the agent's commands stopped its sandbox (the engine and a fresh container were fine);
+# rejected: an external agent's requests were refused (by the endpoint or the gateway) as built.
+StopReason = Literal["finish", "answer", "max_turns", "max_tokens", "wall", "length", "sandbox-ended", "rejected"]
 BUDGET_STOPS = ("max_turns", "max_tokens", "wall", "length")
 
 
@@ -105,6 +110,7 @@ class AgentOutcome(BaseModel):
     text_tool_calls: int = 0  # calls written as text in the message: never executed
     nudges: int = 0
     summary: str | None = None  # finish's summary, or the final plain answer
+    detail: str | None = None  # why the session ended so, when it was not the model's own choice
     wall_s: float = 0.0
 
 
@@ -238,15 +244,24 @@ class BuiltinAgent:
                          max_tokens_per_request=max_tokens_per_request)
         s.add({"role": "system", "content": SYSTEM_PROMPT.format(entry=entry)})
         s.add({"role": "user", "content": prompt})
+        detail: str | None = None
         try:
             async with asyncio.timeout_at(s.deadline) as wall:
                 await s.loop()
+        except SandboxError as exc:
+            # The agent's own command may have stopped its sandbox: a model outcome, when the engine
+            # and a fresh container say the infrastructure is sound.
+            detail = await ended_from_inside(sandbox, exc)
+            if detail is None:
+                transcript.event("error", error_type=type(exc).__name__, error=str(exc), turns=s.turns)
+                raise
+            s.stop = "sandbox-ended"
         except BaseException as exc:
             if not (isinstance(exc, TimeoutError) and wall.expired()):
                 transcript.event("error", error_type=type(exc).__name__, error=str(exc), turns=s.turns)
                 raise
             s.stop = "wall"
-        exists = s.entry_verified or await _entry_exists(sandbox, entry)
+        exists = s.stop != "sandbox-ended" and (s.entry_verified or await _entry_exists(sandbox, entry))
         assert s.stop is not None
         if s.stop in BUDGET_STOPS:
             status = "budget"
@@ -256,7 +271,7 @@ class BuiltinAgent:
             status=status, stop_reason=s.stop, budget_hit=s.stop if status == "budget" else None,
             entry_exists=exists, turns=s.turns, usage=s.usage, requests=s.requests,
             tool_calls=s.tool_calls, tool_errors=s.tool_errors, text_tool_calls=s.text_tool_calls,
-            nudges=s.nudges, summary=s.summary, wall_s=round(time.monotonic() - started, 3),
+            nudges=s.nudges, summary=s.summary, detail=detail, wall_s=round(time.monotonic() - started, 3),
         )
         transcript.event("stop", **outcome.model_dump(exclude={"requests", "usage"}),
                          usage=outcome.usage.model_dump(), tokens=s.tokens)

@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 
 from ..errors import ConfigError
+from ._adapter import AGENT_HOME, AgentPlan, agent
 from ._images import AgentImage, Log
-from ._registry import AGENT_HOME, AgentPlan, agent
 
 __all__ = ["CRUSH_BINARY_ENV", "Crush", "crush_binary"]
 

@@ -10,10 +10,16 @@ The outcome is decided from the gateway's record and the files, never from the a
 (aider exits 0 when every request failed):
 
 * ``budget``: the gateway refused a request (``max_turns``/``max_tokens``) or the wall limit hit;
-* ``infra-error`` (raised as ModelError): the latest forwarded request failed upstream and the
-  entry file is missing (also when the budget was then spent, but only on failed requests: aider
-  retries by itself); ``AgentCrashed`` (a SandboxError) when the agent never made a request
-  and left no entry file (it could not start: see its stderr in ``agent/``);
+* ``no-artefact`` with the reason in ``detail`` when the entry file is missing because of what the
+  agent did: the endpoint rejected the last request it built (400, 413, 422: a malformed or
+  oversized request is the agent's, not the endpoint's), the gateway refused its requests (over
+  the size cap, not a chat request), or its sandbox stopped while the engine answered and a fresh
+  container started (``sandbox.ended_from_inside``);
+* ``infra-error`` (raised as ModelError): the latest forwarded request failed upstream for the
+  endpoint's reasons (5xx, 401/403/404, 429, transport) and the entry file is missing (also when
+  the budget was then spent, but only on failed requests: aider retries by itself);
+  ``AgentCrashed`` (a SandboxError) when the agent made no request at all, not even a rejected
+  one, and left no entry file (it could not start: see its stderr in ``agent/``);
 * else ``finished`` when the entry file exists, ``no-artefact`` when it does not.
 
 The runner copies the workspace out and closes the sandbox, as for the builtin agent. The
@@ -34,6 +40,7 @@ import structlog
 
 from ..config import ModelConfig
 from ..errors import ModelError, ModelHTTPError, SandboxError
+from ..sandbox import ended_from_inside
 from ._builtin import AgentLimits, AgentOutcome
 from ._gateway import CONTAINER_DIR, SOCKET_NAME, ModelGateway
 from ._images import ensure_agent_image
@@ -46,6 +53,10 @@ log = structlog.get_logger()
 
 GATEWAY_PORT = 4141  # on the sandbox's own loopback
 LOG_TAIL = 64 * 1024
+# Upstream statuses that reject the request itself (malformed, too large, unprocessable): the
+# request is the agent's work, so its failure is a model outcome. Others (auth, missing model,
+# rate limits, server errors) are the endpoint's.
+REQUEST_REJECTED = (400, 413, 422)
 
 
 class AgentCrashed(SandboxError):
@@ -89,7 +100,7 @@ async def _keep_logs(sandbox: Any, adir: Path) -> None:
 
 def _require_local_engine(name: str) -> None:
     """The gateway's socket is bind-mounted from this host: only an engine on this host can mount it."""
-    from ..sandbox._engines import bound_engine
+    from ..sandbox._binding import bound_engine
 
     engine = bound_engine()
     address = engine.config.address if engine is not None else None
@@ -175,19 +186,36 @@ class ExternalSession:
                     session.cancel()  # kills every process of the session in the sandbox
                     with contextlib.suppress(asyncio.CancelledError):
                         await session
+            ended: str | None = None
             if not session.cancelled():
-                result = session.result()
-                exit_code = result.exit_code
-                if result.timed_out:
-                    stop_reason = "wall"
+                try:
+                    result = session.result()
+                except SandboxError as exc:
+                    ended = await ended_from_inside(box, exc)  # the agent stopped its own sandbox?
+                    if ended is None:
+                        raise
+                else:
+                    exit_code = result.exit_code
+                    if result.timed_out:
+                        stop_reason = "wall"
             if gateway.record.cap_hit:
                 stop_reason = gateway.record.cap_hit
+            if ended is not None:
+                return self._sandbox_ended(gateway.record, ended, started, transcript)
             await _keep_logs(box, adir)
             if plan.junk:
                 await box.exec("rm -rf -- " + " ".join(shlex.quote(j) for j in plan.junk), timeout_s=30)
             # -s: aider creates the file it is given empty before its first request
             exists = (await box.exec(f"test -s {shlex.quote(entry)}", timeout_s=30)).exit_code == 0
         return self._outcome(gateway.record, stop_reason, exit_code, exists, started, adir, transcript)
+
+    def _sandbox_ended(self, record: Any, why: str, started: float, transcript: Transcript) -> AgentOutcome:
+        outcome = AgentOutcome(status="no-artefact", stop_reason="sandbox-ended", turns=record.turns,
+                               usage=record.usage, requests=record.requests, detail=why,
+                               summary=f"{self.agent.name}'s sandbox stopped", wall_s=round(time.monotonic() - started, 3))
+        transcript.event("stop", **outcome.model_dump(exclude={"requests", "usage"}), usage=outcome.usage.model_dump())
+        log.info("agent.stop", agent=self.agent.name, status="no-artefact", stop_reason="sandbox-ended", detail=why)
+        return outcome
 
     def _outcome(self, record: Any, stop_reason: str, exit_code: int | None, exists: bool, started: float,
                  adir: Path, transcript: Transcript) -> AgentOutcome:
@@ -206,6 +234,14 @@ class ExternalSession:
         log.info("agent.stop", agent=name, status=status, stop_reason=stop_reason, turns=record.turns,
                  tokens=record.tokens, exit_code=exit_code)
         if not exists:
+            rejected = _rejected(record, name)
+            if rejected is not None:
+                # The requests the agent built were refused: the model (through its agent) failed.
+                outcome.detail = rejected
+                if status != "budget":
+                    outcome.status, outcome.stop_reason = "no-artefact", "rejected"
+                transcript.event("rejected", detail=rejected)
+                return outcome
             # A budget spent on failed requests (aider retries on its own) is the endpoint's fault too.
             if record.last_failed and (status != "budget" or record.ok == 0):
                 last = record.errors[-1]
@@ -218,3 +254,16 @@ class ExternalSession:
                 raise AgentCrashed(f"{name} exited {exit_code} without any model request; see "
                                    f"{adir / 'agent' / 'stderr.txt'}.")
         return outcome
+
+
+def _rejected(record: Any, name: str) -> str | None:
+    """Why the agent's own requests failed, when they did (None: they did not, or the endpoint failed)."""
+    if record.last_failed and record.errors[-1]["status"] in REQUEST_REJECTED:
+        last = record.errors[-1]
+        return (f"the endpoint rejected the request {name} built (turn {last['turn']}, HTTP {last['status']}): "
+                f"{last['body'][:300] or last['message']}")
+    if not record.last_failed and record.rejected:
+        last = record.rejected[-1]
+        return (f"the gateway refused the {len(record.rejected)} request(s) {name} built, none reached the model "
+                f"(last: HTTP {last['status']}, {last['message']})")
+    return None

@@ -12,9 +12,10 @@ Per chat request (``POST .../chat/completions``) the gateway:
 * refuses it with a 400 ``budget_exceeded`` error once ``max_turns`` requests were forwarded or
   ``max_tokens`` (prompt + completion, summed) were spent, and sets ``stopped`` so the caller ends
   the agent at once instead of waiting for it to give up;
-* rewrites it: ``model`` becomes the configured id, the model's temperature and thinking toggle
-  are applied as ``ChatClient`` sends them, ``max_tokens`` is capped at the per-request limit,
-  streamed requests ask for usage;
+* rewrites it (``_gateway_policy.py``): only the fields a chat request needs go upstream, ``n`` is
+  1, every token cap is an integer within the limits whatever its JSON type, ``model`` becomes the
+  configured id, the model's temperature and thinking toggle are applied as ``ChatClient`` sends
+  them, streamed requests ask for usage;
 * forwards it with the Bearer key, retrying transport errors and 408/409/429/5xx up to the model's
   ``max_retries`` before any byte reached the agent;
 * passes the answer through as it comes (SSE streams chunk by chunk) and records it: every request
@@ -22,6 +23,12 @@ Per chat request (``POST .../chat/completions``) the gateway:
   transcript, token usage and timings in ``record``. The agent's own headers never go upstream.
 
 ``GET .../models`` lists the configured model; anything else gets a 404.
+
+The sandbox is the other end of the socket, so the gateway holds against it (``_gateway_http.py``):
+at most ``MAX_CONNECTIONS`` connections at once (more are closed as they arrive), request heads
+and bodies read within time limits, bodies over ``BODY_LIMIT`` refused before they are read, one
+request parsed at a time, and every record bounded. Requests it refuses are the agent's doing:
+they are counted in ``record.rejected``, never forwarded, never an infrastructure error.
 """
 
 from __future__ import annotations
@@ -29,9 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import random
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,21 +45,27 @@ from typing import Any
 import httpx
 import structlog
 
+from .._limits import raise_fd_limit
 from ..config import ModelConfig
-from ..models._client import RETRYABLE_STATUSES, _ssl_context, apply_thinking
-from ..models._stream import Assembled, ErrorEvent, _StreamState, assemble_completion
+from ..models._client import RETRYABLE_STATUSES, _ssl_context
+from ..models._stream import Assembled, ErrorEvent, assemble_completion
 from ..models._types import RequestStats, Usage
+from ._gateway_http import BODY_TIMEOUT_S, HEADER_LIMIT, HEADER_TIMEOUT_S, Refused, error_body, read_request, respond
+from ._gateway_policy import bounded, bounded_json, rewrite
+from ._gateway_relay import Upstream, read_limited, relay_stream
+from ._socket_dir import private_socket_dir, restrict_socket
 from ._transcript import Transcript
 
-__all__ = ["CONTAINER_DIR", "SOCKET_NAME", "GatewayRecord", "ModelGateway"]
+__all__ = ["CONTAINER_DIR", "MAX_CONNECTIONS", "SOCKET_NAME", "GatewayRecord", "ModelGateway"]
 
 log = structlog.get_logger()
 
 CONTAINER_DIR = "/run/agentbench"  # where the socket folder is mounted in the sandbox
 SOCKET_NAME = "gateway.sock"
-BODY_LIMIT = 64 * 1024 * 1024  # a request carries the whole history; far above any real one
 ERROR_BODY_LIMIT = 4096
-SANDBOX_UID = 1000
+RESPONSE_LIMIT = 16 * 1024 * 1024  # a non-streamed completion read back from upstream
+LINGER_S = 1.0  # a refused request's unread body is drained (discarded) this long before closing
+MAX_CONNECTIONS = 32  # per gateway: an agent needs a few; a flood must not take the run's descriptors
 
 
 @dataclass
@@ -69,18 +80,13 @@ class GatewayRecord:
     ok: int = 0  # requests answered 200 with a complete completion
     errors: list[dict[str, Any]] = field(default_factory=list)  # upstream failures, in order
     last_failed: bool = False  # the latest forwarded request ended in an upstream failure
+    rejected: list[dict[str, Any]] = field(default_factory=list)  # refused by the gateway (too big, malformed)
+    dropped_fields: set[str] = field(default_factory=set)  # request fields never forwarded
+    connections_refused: int = 0  # connections closed at once: MAX_CONNECTIONS were open
 
     @property
     def tokens(self) -> int:
         return self.usage.prompt_tokens + self.usage.completion_tokens
-
-
-class _Upstream(Exception):
-    """A failed upstream attempt: status None for transport errors."""
-
-    def __init__(self, message: str, *, status: int | None = None, body: str = "", retryable: bool = True):
-        super().__init__(message)
-        self.status, self.body, self.retryable = status, body, retryable
 
 
 class ModelGateway:
@@ -89,7 +95,8 @@ class ModelGateway:
     def __init__(self, model: ModelConfig, *, api_key: str | None, base_url: str | None = None,
                  max_turns: int, max_tokens: int, max_tokens_per_request: int | None = None,
                  transcript: Transcript | None = None, exchanges: Path | None = None,
-                 backoff_s: float = 1.0, keep_dir: bool = False) -> None:
+                 backoff_s: float = 1.0, keep_dir: bool = False, max_connections: int = MAX_CONNECTIONS,
+                 header_timeout_s: float = HEADER_TIMEOUT_S, body_timeout_s: float = BODY_TIMEOUT_S) -> None:
         self.model = model
         self.base_url = (base_url or model.base_url).rstrip("/")
         self.max_turns, self.max_tokens = max_turns, max_tokens
@@ -107,6 +114,10 @@ class ModelGateway:
         self._seen: list[Any] = []  # messages of the last request, to record only what is new
         self._lock = asyncio.Lock()  # one upstream request at a time: budgets stay exact
         self._streaming: set[asyncio.StreamWriter] = set()  # answers already under way
+        self._max_connections = max_connections
+        self._open = 0  # connections being served
+        self._parse = asyncio.Lock()  # one body parsed at a time: a parse can take many times its size
+        self._read_timeouts = {"header_timeout_s": header_timeout_s, "body_timeout_s": body_timeout_s}
 
     @property
     def socket_dir(self) -> Path:
@@ -114,19 +125,16 @@ class ModelGateway:
         return self._dir
 
     async def start(self) -> Path:
-        """Listen on a fresh socket in a private folder; returns the folder to bind-mount."""
-        self._dir = Path(tempfile.mkdtemp(prefix="agentbench-gw-"))
+        """Listen on a fresh socket in a private folder; returns the folder to bind-mount.
+
+        The folder and the socket are reachable only by the sandbox user and this process
+        (``_socket_dir.py``): no other account of the host can use the key through them.
+        """
+        raise_fd_limit()
+        self._dir = private_socket_dir()
         path = self._dir / SOCKET_NAME
-        self._server = await asyncio.start_unix_server(self._serve, path=str(path), limit=1 << 20)
-        # Only the sandbox user (uid 1000) may reach the socket: the folder is its own, mode 0700.
-        # Without root (no chown) the folder is traversable but unlistable and the socket is open.
-        try:
-            os.chown(self._dir, SANDBOX_UID, SANDBOX_UID)
-            os.chown(path, SANDBOX_UID, SANDBOX_UID)
-            os.chmod(path, 0o600)
-        except PermissionError:
-            os.chmod(self._dir, 0o711)
-            os.chmod(path, 0o666)
+        self._server = await asyncio.start_unix_server(self._serve, path=str(path), limit=HEADER_LIMIT)
+        restrict_socket(self._dir, path)
         headers = {"Accept": "application/json, text/event-stream"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
@@ -169,41 +177,61 @@ class ModelGateway:
     # ---- HTTP on the socket ------------------------------------------------------------------
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._open >= self._max_connections:
+            # Closed before a byte is read: a flood of connections costs it nothing but the accept.
+            self.record.connections_refused += 1
+            writer.transport.abort()
+            return
+        self._open += 1
         try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            lines = head.decode("latin-1").split("\r\n")
-            method, target, _version = lines[0].split(" ", 2)
-            headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
-            body = await _read_body(reader, headers)
-            path = target.split("?", 1)[0].rstrip("/")
-            if method == "POST" and path.endswith("/chat/completions"):
-                await self._chat(body, writer)
-            elif method == "GET" and path.endswith("/models"):
-                await _respond(writer, 200, {"object": "list", "data": [
+            request = await read_request(reader, **self._read_timeouts)
+            if request.method == "POST" and request.path.endswith("/chat/completions"):
+                await self._chat(request.body, writer)
+            elif request.method == "GET" and request.path.endswith("/models"):
+                await respond(writer, 200, {"object": "list", "data": [
                     {"id": self.model.model, "object": "model", "owned_by": "agentbench"}]})
             else:
-                await _respond(writer, 404, _error(f"agentbench gateway: no {method} {path}", "not_found", 404))
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, ValueError) as exc:
-            log.debug("gateway.bad_request", error=str(exc))
+                await respond(writer, 404, error_body(f"agentbench gateway: no {request.method} {request.path}",
+                                                      "not_found", 404))
+        except Refused as exc:
+            self._reject(exc.status, str(exc), declared=exc.declared)
             with contextlib.suppress(Exception):
-                await _respond(writer, 400, _error(f"agentbench gateway: bad request ({exc})", "invalid_request", 400))
+                await respond(writer, exc.status, error_body(f"agentbench gateway: {exc}", "invalid_request",
+                                                             exc.status))
+                if exc.status == 413:  # its body is still coming: let the answer reach it first
+                    await _linger(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError) as exc:
+            log.debug("gateway.connection_lost", error=str(exc))
         except Exception:  # noqa: BLE001 - one bad connection must not take the gateway down
             log.exception("gateway.crash")
         finally:
+            self._open -= 1
             self._streaming.discard(writer)
             with contextlib.suppress(Exception):
                 writer.close()
-                await writer.wait_closed()
+                await asyncio.wait_for(writer.wait_closed(), 5)
+
+    def _reject(self, status: int, message: str, *, declared: int | None = None) -> None:
+        """Record a request the gateway refused to forward (the agent built it)."""
+        entry = {"turn": self.record.turns, "status": status, "message": message[:ERROR_BODY_LIMIT]}
+        if declared is not None:
+            entry["declared_bytes"] = declared
+        self.record.rejected.append(entry)
+        del self.record.rejected[:-100]  # a flood of refusals keeps the latest
+        log.info("gateway.rejected", model=self.model.name, **entry)
+        if self.transcript and len(self.record.rejected) <= 20:
+            self.transcript.event("gateway-rejected", **entry)
+        self._write_exchange(None, {"rejected": entry})
 
     async def _chat(self, raw: bytes, writer: asyncio.StreamWriter) -> None:
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            body = None
+        async with self._parse:
+            try:
+                body = json.loads(raw)
+            except (ValueError, RecursionError):
+                body = None
+            del raw
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            await _respond(writer, 400, _error("agentbench gateway: expected a chat request (JSON with messages)",
-                                               "invalid_request", 400))
-            return
+            raise Refused(400, "expected a chat request (a JSON object with messages)")
         async with self._lock:
             cap = ("max_turns" if self.record.turns >= self.max_turns
                    else "max_tokens" if self.record.tokens >= self.max_tokens else None)
@@ -213,29 +241,18 @@ class ModelGateway:
                 self.stopped.set()
                 if self.transcript:
                     self.transcript.event("budget", cap=cap, turns=self.record.turns, tokens=self.record.tokens)
-                await _respond(writer, 400, _error(
+                await respond(writer, 400, error_body(
                     f"agentbench: this attempt's budget is spent ({cap}); no more model requests.",
                     "budget_exceeded", 400))
                 return
             self.record.turns += 1
-            await self._forward(self._rewrite(body), writer)
-
-    def _rewrite(self, body: dict[str, Any]) -> dict[str, Any]:
-        cfg = self.model
-        payload = {**body, "model": cfg.model}
-        if cfg.temperature is not None:
-            payload["temperature"] = cfg.temperature
-        limit = self.max_tokens_per_request
-        if limit is not None:
-            asked = [k for k in ("max_tokens", "max_completion_tokens") if isinstance(payload.get(k), int)]
-            for key in asked:
-                payload[key] = min(payload[key], limit)
-            if not asked:
-                payload["max_tokens"] = limit
-        apply_thinking(payload, cfg)
-        if payload.get("stream"):
-            payload["stream_options"] = {**(payload.get("stream_options") or {}), "include_usage": True}
-        return payload
+            payload, dropped = rewrite(body, self.model, limit=self.max_tokens_per_request,
+                                       budget=self.max_tokens - self.record.tokens)
+            if dropped and not set(dropped) <= self.record.dropped_fields:
+                self.record.dropped_fields.update(dropped)
+                if self.transcript:
+                    self.transcript.event("fields-dropped", turn=self.record.turns, fields=bounded(dropped, 200)[:50])
+            await self._forward(payload, writer)
 
     async def _forward(self, payload: dict[str, Any], writer: asyncio.StreamWriter) -> None:
         assert self._http is not None
@@ -249,8 +266,8 @@ class ModelGateway:
                 async with asyncio.timeout(self.model.request_timeout_s):
                     assembled, status = await self._attempt(url, payload, writer)
                 break
-            except (_Upstream, TimeoutError) as exc:
-                failure = exc if isinstance(exc, _Upstream) else _Upstream(
+            except (Upstream, TimeoutError) as exc:
+                failure = exc if isinstance(exc, Upstream) else Upstream(
                     f"no complete answer within {self.model.request_timeout_s:g} s")
                 if failure.retryable and attempts <= self.model.max_retries and writer not in self._streaming:
                     await asyncio.sleep(min(self._backoff_s * 2 ** (attempts - 1), 8.0) * (0.5 + random.random() / 2))
@@ -278,69 +295,34 @@ class ModelGateway:
             request = self._http.build_request("POST", url, json=payload)
             response = await self._http.send(request, stream=True)
         except httpx.TransportError as exc:
-            raise _Upstream(f"{type(exc).__name__}: {exc}") from exc
+            raise Upstream(f"{type(exc).__name__}: {exc}") from exc
         try:
             if response.status_code != 200:
-                text = await _read_limited(response)
-                raise _Upstream(f"HTTP {response.status_code}", status=response.status_code, body=text,
+                text = await read_limited(response, ERROR_BODY_LIMIT)
+                raise Upstream(f"HTTP {response.status_code}", status=response.status_code, body=text,
                                 retryable=response.status_code in RETRYABLE_STATUSES)
             if "text/event-stream" in response.headers.get("content-type", ""):
-                return await self._pass_stream(response, writer), 200
-            data = await response.aread()
+                self._streaming.add(writer)  # from here a retry would corrupt the answer
+                return await relay_stream(response, writer), 200
+            data = b""
+            async for chunk in response.aiter_bytes():
+                data += chunk
+                if len(data) > RESPONSE_LIMIT:
+                    raise Upstream(f"the completion is over {RESPONSE_LIMIT >> 20} MiB", status=200, retryable=False)
             try:
                 assembled = assemble_completion(data, lambda m: ValueError(m))
             except (ValueError, ErrorEvent) as exc:
                 retry = isinstance(exc, ErrorEvent) and exc.status in RETRYABLE_STATUSES
-                raise _Upstream(f"not a chat completion: {exc}", status=200,
+                raise Upstream(f"not a chat completion: {exc}", status=200,
                                 body=data[:ERROR_BODY_LIMIT].decode(errors="replace"), retryable=retry) from exc
-            await _respond(writer, 200, data, content_type=response.headers.get("content-type", "application/json"))
+            await respond(writer, 200, data, content_type=response.headers.get("content-type", "application/json"))
             return assembled, 200
         except httpx.TransportError as exc:
-            raise _Upstream(f"{type(exc).__name__} while reading: {exc}") from exc
+            raise Upstream(f"{type(exc).__name__} while reading: {exc}") from exc
         finally:
             await response.aclose()
 
-    async def _pass_stream(self, response: httpx.Response, writer: asyncio.StreamWriter) -> Assembled:
-        """Relay SSE bytes to the agent as they come, parsing a copy for the record."""
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-                     b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
-        self._streaming.add(writer)  # from here a retry would corrupt the answer
-        state, pending, data_lines = _StreamState(), b"", []
-        stream_error: str | None = None
-        async for chunk in response.aiter_bytes():  # decoded: the agent never sees gzip
-            if not chunk:
-                continue
-            writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-            with contextlib.suppress(ConnectionError):
-                await writer.drain()
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            for line in (ln.rstrip(b"\r").decode("utf-8", errors="replace") for ln in lines):
-                if line.startswith("data:"):
-                    data_lines.append(line[5:].removeprefix(" "))
-                elif line == "" and data_lines:
-                    event, data_lines = "\n".join(data_lines), []
-                    if event.strip() == "[DONE]":
-                        state.out.complete = True
-                        continue
-                    try:
-                        state.feed(json.loads(event))
-                    except ErrorEvent as exc:
-                        stream_error = f"error event in the stream: {exc}"
-                    except (ValueError, AttributeError):
-                        stream_error = f"an SSE event is not a JSON object: {event[:200]!r}"
-        writer.write(b"0\r\n\r\n")
-        with contextlib.suppress(ConnectionError):
-            await writer.drain()
-        out = state.result()
-        out.t_end = time.monotonic()
-        out.complete = out.complete or bool(out.finish_reason)
-        if stream_error or not out.complete:
-            raise _Upstream(stream_error or "the stream ended before [DONE] or a finish reason", status=200,
-                            retryable=False)
-        return out
-
-    async def _failed(self, failure: _Upstream, payload: dict[str, Any], writer: asyncio.StreamWriter,
+    async def _failed(self, failure: Upstream, payload: dict[str, Any], writer: asyncio.StreamWriter,
                       attempts: int, started: float) -> None:
         entry = {"turn": self.record.turns, "status": failure.status, "message": str(failure),
                  "body": failure.body[:ERROR_BODY_LIMIT], "attempts": attempts}
@@ -354,8 +336,8 @@ class ModelGateway:
         self._write_exchange(payload, {"error": entry})
         if writer not in self._streaming:
             status = failure.status if failure.status and failure.status >= 400 else 502
-            await _respond(writer, status, _error(f"agentbench gateway: upstream failed: {failure}", "upstream_error",
-                                                  status))
+            await respond(writer, status, error_body(f"agentbench gateway: upstream failed: {failure}",
+                                                     "upstream_error", status))
 
     def _note(self, payload: dict[str, Any], stats: RequestStats, a: Assembled) -> None:
         """Record one exchange: the full pair in gateway.jsonl, what is new in the transcript."""
@@ -373,57 +355,23 @@ class ModelGateway:
         if not continues:
             self.transcript.event("conversation", turn=self.record.turns, messages=len(messages))
         for m in new:
-            self.transcript.message(m, turn=self.record.turns)
+            self.transcript.message(bounded(m), turn=self.record.turns)
         self.transcript.request(turn=self.record.turns, stats=stats, usage=a.usage, finish_reason=a.finish_reason)
-        self.transcript.message(message, turn=self.record.turns, reasoning=a.reasoning)
+        self.transcript.message(bounded(message), turn=self.record.turns, reasoning=bounded(a.reasoning))
         self._seen = messages
 
-    def _write_exchange(self, request: dict[str, Any], response: dict[str, Any]) -> None:
+    def _write_exchange(self, request: dict[str, Any] | None, response: dict[str, Any]) -> None:
+        """One bounded line of gateway.jsonl (strings and the line cut, with a marker, when too long)."""
         if self._exchanges is not None:
             line = {"ts": time.time(), "turn": self.record.turns, "request": request, "response": response}
-            self._exchanges.write(json.dumps(line, ensure_ascii=False) + "\n")
+            self._exchanges.write(bounded_json(line) + "\n")
 
 
-async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
-    if "chunked" in headers.get("transfer-encoding", "").lower():
-        parts, size = [], 0
-        while True:
-            n = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip() or b"0", 16)
-            if n == 0:
-                with contextlib.suppress(asyncio.IncompleteReadError):
-                    await reader.readuntil(b"\r\n")
-                return b"".join(parts)
-            size += n
-            if size > BODY_LIMIT:
-                raise ValueError("request body too large")
-            parts.append(await reader.readexactly(n))
-            await reader.readexactly(2)
-    length = int(headers.get("content-length", "0") or 0)
-    if length > BODY_LIMIT:
-        raise ValueError("request body too large")
-    return await reader.readexactly(length) if length else b""
-
-
-async def _read_limited(response: httpx.Response) -> str:
-    data = b""
-    async for chunk in response.aiter_bytes():
-        data += chunk
-        if len(data) >= ERROR_BODY_LIMIT:
-            break
-    return data[:ERROR_BODY_LIMIT].decode("utf-8", errors="replace")
-
-
-def _error(message: str, kind: str, code: int) -> dict[str, Any]:
-    return {"error": {"message": message, "type": kind, "code": code}}
-
-
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 502: "Bad Gateway"}
-
-
-async def _respond(writer: asyncio.StreamWriter, status: int, body: dict[str, Any] | bytes, *,
-                   content_type: str = "application/json") -> None:
-    data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    reason = _REASONS.get(status, "Error")
-    writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {len(data)}\r\n"
-                 "Connection: close\r\n\r\n".encode() + data)
-    await writer.drain()
+async def _linger(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Let a refused client read its answer: closing with its body unread resets the connection,
+    and the reset can overtake the answer. What still arrives is discarded, for a second at most."""
+    writer.write_eof()
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(LINGER_S):
+            while await reader.read(1 << 16):
+                pass

@@ -32,6 +32,7 @@ import structlog
 
 from ..config import project_root
 from ..errors import SandboxError
+from ..sandbox._owner import container_labels
 
 __all__ = ["AgentImage", "build_agent_image", "ensure_agent_image", "run_tool"]
 
@@ -94,6 +95,7 @@ def _missing_debs(client: Any, base: str, packages: tuple[str, ...]) -> list[str
     try:
         out = client.containers.run(
             base, ["bash", "-c", script], user="0", network_mode="none", remove=True,
+            labels=container_labels(kind="apt-plan"),  # left behind by a crash: swept by owner
             volumes={"/var/lib/apt/lists": {"bind": "/var/lib/apt/lists", "mode": "ro"},
                      "/etc/apt": {"bind": "/etc/apt", "mode": "ro"}},
         )
@@ -167,4 +169,6 @@ def ensure_agent_image(image: AgentImage, client: Any | None = None, *, log: Log
     with _build_lock():  # two runs (or test sessions) wanting it at once build it once
         if image_exists(client, tag):
             return tag
+        log(f"First use of the {image.name} agent on this engine: building its image {tag} "
+            f"(once per version; about a minute, more on a slow network).")
         return build_agent_image(image, client, base=IMAGE_TAG, tag=tag, log=log)

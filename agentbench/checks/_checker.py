@@ -5,13 +5,16 @@ worker in it (``checks/browser/_worker.py``) keeps one Chromium up and answers r
 ``docker exec`` stdin/stdout pipe. Artefact files go in and evidence files come back inside the
 JSON messages, so nothing is bind-mounted and a remote engine works the same as the local socket.
 
-The container: ``--network none``, uid 1000, every capability dropped, ``no-new-privileges``, a
+The container: ``--network none``, ``CHECKER_UID`` (a uid no host account has: sandbox/_users.py),
+every capability dropped, ``no-new-privileges``, a
 read-only root with size-limited tmpfs for /tmp and the home folder, and memory (no swap), CPU and
 pid limits. Page memory of every kind (JS heap, ArrayBuffers, fetched data, workers) counts
 against the container's memory limit: a page that blows it has its renderer killed (the check
 says the page crashed) or the whole container; a dead container is replaced for the next artefact.
 When the host process ends however it ends (even ``kill -9``), its end of the pipe closes and the
-worker stops the container; what is left stopped carries ``agentbench=1`` for the sweep.
+worker stops the container; what is left, in whatever state (even "Created", when the process
+died between create and start), carries ``agentbench=1`` and its owner's labels, so the next
+agentbench process's sweep (sandbox/_owner.py) removes it.
 
 This module imports no playwright: the host needs only the Docker SDK.
 """
@@ -23,10 +26,10 @@ import base64
 import contextlib
 import json
 import os
+import secrets
 import socket
 import stat
 import threading
-import time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -167,30 +170,43 @@ class CheckerContainer:
         import docker
 
         from ..sandbox._checker_image import ensure_checker_image
-        from ..sandbox._image import SANDBOX_LABEL, connect_docker
+        from ..sandbox._image import connect_docker
+        from ..sandbox._owner import container_labels, sweep_orphans_once
+        from ..sandbox._users import CHECKER_UID, CHROMIUM_UID, check_host_users
 
+        check_host_users()
         if self._client is None and self._engine is not None:
             self._client = self._engine.new_client()
         self._client = connect_docker(self._client)
         image = ensure_checker_image(self._client)
+        sweep_orphans_once(self._client)  # containers (checkers too) whose owner process died
+        uid = f"{CHECKER_UID}:{CHECKER_UID}"
         try:
             self.container = self._client.containers.run(
                 image, command=["sleep", "infinity"], detach=True, init=True, network_mode="none",
-                user="1000:1000", cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True,
+                user=uid, cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True,
                 tmpfs={"/tmp": "rw,nosuid,nodev,size=512m,mode=1777",
-                       "/home/checker": "rw,nosuid,nodev,size=64m,uid=1000,gid=1000,mode=0700"},
+                       "/home/checker": f"rw,nosuid,nodev,size=64m,uid={CHECKER_UID},gid={CHECKER_UID},mode=0700"},
                 shm_size="256m", mem_limit=self.memory, memswap_limit=self.memory,
                 nano_cpus=int(self.cpus * 1e9), pids_limit=self.pids, ipc_mode="private",
-                labels={SANDBOX_LABEL: "1", f"{SANDBOX_LABEL}.kind": "checker",
-                        f"{SANDBOX_LABEL}.created": str(time.time())})
+                labels=container_labels(kind="checker"))
         except docker.errors.DockerException as exc:
             raise CheckError(f"could not start the checker container from {image}: {exc}") from exc
         self.started += 1
         self._dead, self._stderr, self._oom = None, [], False
+        port = secrets.choice(range(20000, 60000))
         try:
-            exec_id = self._client.api.exec_create(self.container.id, WORKER_CMD, stdin=True, stdout=True,
-                                                   stderr=True)["Id"]
+            # The worker first (its closed stdin stops the container, however this process ends),
+            # then Chromium under its own uid: the worker (CHECKER_UID) connects to it over CDP, so a
+            # compromised renderer cannot reach the worker's pipe to forge an answer.
+            exec_id = self._client.api.exec_create(
+                self.container.id, WORKER_CMD, stdin=True, stdout=True, stderr=True,
+                environment={"AGENTBENCH_CDP_ENDPOINT": f"http://127.0.0.1:{port}"})["Id"]
             self._sock = self._client.api.exec_start(exec_id, socket=True)
+            chromium = self._client.api.exec_create(
+                self.container.id, _chromium_cmd(port), user=f"{CHROMIUM_UID}:{CHROMIUM_UID}",
+                environment={"HOME": "/tmp/chromium-home"})["Id"]
+            self._client.api.exec_start(chromium, detach=True)
         except docker.errors.DockerException as exc:
             self._remove()
             raise CheckError(f"could not start the check worker in the checker container: {exc}") from exc
@@ -357,6 +373,21 @@ class CheckerContainer:
         return stats["cpu_stats"]["cpu_usage"]["total_usage"] / 1e9
 
 
+def _chromium_cmd(port: int) -> list[str]:
+    """The checker's Chromium: the harness's flags and Playwright's defaults, DevTools on loopback.
+
+    The port is reachable only inside the container (``--network none``); the page cannot reach it
+    (every request of the page is routed by the harness, and DevTools refuses WebSockets that carry
+    an Origin). Its output is dropped: a page must not fill the container's /tmp through it.
+    """
+    from ._chromium_flags import CHROMIUM_ARGS, PLAYWRIGHT_DEFAULTS
+
+    flags = list(dict.fromkeys([*PLAYWRIGHT_DEFAULTS, *CHROMIUM_ARGS]))
+    return ["sh", "-c", 'exec "$0" "$@" >/dev/null 2>&1', HEADLESS_SHELL, *flags,
+            f"--remote-debugging-port={port}", "--remote-debugging-address=127.0.0.1",
+            "--user-data-dir=/tmp/chromium-home/profile", "about:blank"]
+
+
 def _write_evidence(evidence_dir: Path, items: list[list[str]]) -> None:
     """Write evidence files sent back as ``evidence/<name>``; any other path is refused."""
     for name, data in items:
@@ -380,7 +411,7 @@ def shared_checker() -> CheckerContainer:
     Inside a cell placed on one of a run's engines (``bind_engine``) the checker runs on that
     engine, one per engine; elsewhere on the environment's engine.
     """
-    from ..sandbox._engines import bound_engine
+    from ..sandbox._binding import bound_engine
 
     engine = bound_engine()
     key = engine.name if engine is not None else ""

@@ -35,6 +35,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from .._files import read_bytes, safe_parts
 from ..errors import ArtefactError
+from ._jstext import blank_js
 
 __all__ = ["PageScripts", "Script", "ScriptTag", "Skipped", "import_specs", "page_scripts", "resolve_url",
            "script_kind", "script_tags"]
@@ -228,10 +229,8 @@ class Script:
 
     @property
     def views(self) -> tuple[str, str]:
-        """(code, skeleton) of the text (``_source.blank_js``), made once: it is a Python tokenizer."""
+        """(code, skeleton) of the text (``_jstext.blank_js``), made once: it is a Python tokenizer."""
         if self._views is None:
-            from ._source import blank_js  # _source builds on this module; the views are its tokenizer
-
             self._views = blank_js(self.text)
         return self._views
 

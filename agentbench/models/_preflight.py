@@ -3,23 +3,31 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic import BaseModel
 
 from ..errors import ModelError, ModelHTTPError
 from ._client import ChatClient
+from ._text_calls import find_text_tool_calls
 from ._types import ChatResult
 
 __all__ = ["PING_TOOL", "PreflightItem", "preflight"]
 
 
 class PreflightItem(BaseModel):
-    """One preflight check: its name, whether it passed, and what was seen (or what to fix)."""
+    """One preflight check: its name, whether it passed, and what was seen (or what to fix).
+
+    ``blocks``: a failure that is the endpoint's (unreachable, the server cannot parse tool calls)
+    stops the model's cells as infrastructure errors; one that is the model's own (it answers in
+    prose instead of calling a tool) does not: the cells run and the model fails there on its own.
+    """
 
     name: str
     ok: bool
     detail: str
+    blocks: bool = True
 
 
 PING_TOOL: dict[str, Any] = {
@@ -111,17 +119,34 @@ async def preflight(client: ChatClient) -> list[PreflightItem]:
     return items
 
 
+_TOOL_WORDS = re.compile(r"tool|function", re.IGNORECASE)
+_PARSER_HINT = "enable tool-call parsing on the server (vLLM: --enable-auto-tool-choice --tool-call-parser ...)"
+
+
 async def _tool_round_trip(client: ChatClient) -> PreflightItem:
     first = await _chat(client, _TOOL, tools=[PING_TOOL])
     if isinstance(first, ModelError):
+        status = getattr(first, "status", None)
+        said = f"{first} {getattr(first, 'body', '') or ''}"
+        if status == 400 and _TOOL_WORDS.search(said):  # the server refuses requests with tools
+            return PreflightItem(name="tool-call", ok=False, detail=f"the server cannot take tool calls: "
+                                 f"{_error_detail(first)}; {_PARSER_HINT}")
         return PreflightItem(name="tool-call", ok=False, detail=_error_detail(first))
     calls = [c for c in first.tool_calls if c.name == "ping"]
     if not calls:
         seen = (first.content or "")[:80]
+        count, kinds = find_text_tool_calls(first.content)
+        if count:  # the model called the tool, in the text: the server did not parse it
+            return PreflightItem(
+                name="tool-call", ok=False,
+                detail=f"the server cannot parse tool calls: the model wrote one as text ({', '.join(kinds)}: "
+                f"{seen!r}); {_PARSER_HINT}",
+            )
+        # Prose: the server works, the model does not call tools. That is the model's result to have.
         return PreflightItem(
-            name="tool-call", ok=False,
-            detail=f"no ping tool call (answered {seen!r}); the server may need tool parsing enabled "
-            "(vLLM: --enable-auto-tool-choice --tool-call-parser ...)",
+            name="tool-call", ok=False, blocks=False,
+            detail=f"the model answered in prose instead of calling the ping tool ({seen!r}); its cells run "
+            "and it is judged by what it does",
         )
     call = calls[0]
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..names import is_valid_name
+from ..names import is_valid_lane, is_valid_name, split_lane
 from ..store import AttemptResult, CellRef, RunManifest, attempt_dir, load_manifest, load_result
 
 __all__ = ["LoadedAttempt", "LoadedRun", "load_run", "load_runs"]
@@ -32,8 +32,22 @@ class LoadedAttempt:
     reviews: dict[str, dict[str, Any]] = field(default_factory=dict)  # reviewer name -> parsed JSON
 
     @property
+    def cell(self) -> CellRef:
+        """The stored cell: the lane split into its model and agent, each checked by the name rule."""
+        return CellRef.of_lane(self.task, self.model, self.repeat)
+
+    @property
+    def agent(self) -> str:
+        return split_lane(self.model)[1]
+
+    @property
+    def bare_model(self) -> str:
+        """The model alone (``model`` is the lane)."""
+        return split_lane(self.model)[0]
+
+    @property
     def dir(self) -> Path:
-        return attempt_dir(self.run_dir, CellRef(task=self.task, model=self.model, repeat=self.repeat))
+        return attempt_dir(self.run_dir, self.cell)
 
     @property
     def key(self) -> str:
@@ -88,9 +102,9 @@ def load_run(run_dir: Path) -> LoadedRun:
     cells = {c.key: c for c in manifest.cells}
     for path in sorted(run_dir.glob("*/*/r*/result.json")):
         rep = path.parent.name[1:]
-        task, model = path.parent.parent.parent.name, path.parent.parent.name
-        if rep.isdigit() and is_valid_name(task) and is_valid_name(model):
-            cell = CellRef(task=task, model=model, repeat=int(rep))
+        task, lane_name = path.parent.parent.parent.name, path.parent.parent.name
+        if rep.isdigit() and is_valid_name(task) and is_valid_lane(lane_name):
+            cell = CellRef.of_lane(task, lane_name, int(rep))
             cells.setdefault(cell.key, cell)
     attempts = []
     for cell in cells.values():

@@ -22,6 +22,7 @@ import jinja2
 from .. import __version__
 from ..store import atomic_write_text
 from ._artefact import REPLAY_INPUT, artefact_entry, build_srcdoc, entry_for, read_artefact
+from ._charts import Charts, build_charts
 from ._load import LoadedAttempt, LoadedRun, load_runs
 from ._verdicts import HumanVerdict, Ledger, VerdictBook, compute_ledger, load_verdicts
 from ._views import ChecklistView, EvidenceView, ValueView, checklist_view, evidence_view, value_view
@@ -127,6 +128,7 @@ class ReportView:
     api_token: str | None = None
     csp: str = ""
     cli_run: dict[str, str] = field(default_factory=dict)  # run id -> how to name it on the shell
+    charts: Charts | None = None
 
 
 def _anchor(uid: str) -> str:
@@ -278,6 +280,7 @@ def build_view(runs: list[LoadedRun], link: FileLink, *, api_token: str | None =
         columns=columns, tasks=tasks, matrix=matrix, sections=sections,
         ledger=compute_ledger(runs, books), attempt_anchors=anchors, api_token=api_token,
         cli_run={r.run_id: str(r.run_dir) for r in runs},
+        charts=build_charts(tasks, [c.label for c in columns], matrix),
     )
 
 

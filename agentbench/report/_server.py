@@ -5,6 +5,12 @@ run in the page's sandboxed iframes (opaque origin); the API therefore accepts a
 the page's token header, a JSON body, our own Host and, when sent, our own Origin, so an
 artefact (Origin ``null``) or another local site cannot record verdicts.  Files under the run
 folders (transcripts, evidence) are served read-only with a ``sandbox`` CSP, never same-origin.
+
+The token is never handed to a client that does not hold it already: any local user can connect
+to 127.0.0.1, so every GET needs it. ``open`` prints (and opens) :attr:`ReportServer.open_url`,
+which carries it once in the query; the server answers that with a redirect to the bare path and
+an ``HttpOnly``, ``SameSite=Strict`` cookie naming this server's port, and from then on the
+cookie opens the page, the JSON API and the run's files. Without either: 403, and no token.
 """
 
 from __future__ import annotations
@@ -14,10 +20,11 @@ import mimetypes
 import secrets
 import threading
 from http import HTTPStatus
+from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 import structlog
 
@@ -38,6 +45,9 @@ FILES_CSP = ("sandbox allow-scripts; default-src 'none'; script-src 'self' 'unsa
              "font-src 'self' data:; connect-src 'none'; frame-src 'none'; worker-src blob:; object-src 'none'; "
              "base-uri 'none'; form-action 'none'")
 _TEXT = {".jsonl", ".json", ".log", ".txt", ".md"}
+TOKEN_PARAM = "token"
+LOCKED_PAGE = (b"<!DOCTYPE html><title>agentbench report</title><p>This report needs its key: open the URL "
+               b"<code>agentbench open</code> printed (it ends in <code>?token=...</code>).</p>")
 
 
 class ReportServer:
@@ -56,10 +66,21 @@ class ReportServer:
 
     @property
     def url(self) -> str:
+        """The server's base URL; a GET there without the token (or its cookie) is refused."""
         if self._httpd is None:
             raise AgentbenchError("The report server is not running; call start() first.")
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}/"
+
+    @property
+    def open_url(self) -> str:
+        """The URL to open (the one ``agentbench open`` prints): it carries the token once."""
+        return f"{self.url}?{urlencode({TOKEN_PARAM: self.token})}"
+
+    @property
+    def cookie_name(self) -> str:
+        # Cookies are per host, not per port: two servers on 127.0.0.1 must not share one.
+        return f"agentbench_report_{self._httpd.server_address[1] if self._httpd else 0}"
 
     def start(self) -> ReportServer:
         handler = type("Handler", (_Handler,), {"app": self})
@@ -137,10 +158,37 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ---- routes ------------------------------------------------------------------------------------
 
+    def _holds_token(self) -> bool:
+        try:
+            jar = SimpleCookie(self.headers.get("Cookie", ""))
+        except CookieError:
+            return False
+        held = jar.get(self.app.cookie_name)
+        return held is not None and secrets.compare_digest(held.value, self.app.token)
+
+    def _unlock(self, path: str, query: str) -> bool:
+        """The token in the query: set the cookie and redirect to the bare path (True when answered)."""
+        given = parse_qs(query).get(TOKEN_PARAM)
+        if not given:
+            return False
+        if not secrets.compare_digest(given[0], self.app.token):
+            self._send(HTTPStatus.FORBIDDEN, LOCKED_PAGE, "text/html; charset=utf-8")
+            return True
+        cookie = f"{self.app.cookie_name}={self.app.token}; HttpOnly; SameSite=Strict; Path=/"
+        self._send(HTTPStatus.SEE_OTHER, b"", "text/plain", {"Location": path, "Set-Cookie": cookie})
+        return True
+
     def do_GET(self) -> None:
         if not self._own_host():
             return self._error(HTTPStatus.FORBIDDEN, "unexpected Host header")
-        path = urlsplit(self.path).path
+        parts = urlsplit(self.path)
+        path = parts.path
+        if self._unlock(path, parts.query):
+            return None
+        if not self._holds_token():
+            # Any local user can reach this port: the page (which carries the token) and the
+            # run's files go only to the client that opened the printed URL.
+            return self._send(HTTPStatus.FORBIDDEN, LOCKED_PAGE, "text/html; charset=utf-8")
         try:
             if path in ("/", "/index.html", "/report.html"):
                 return self._send(HTTPStatus.OK, self.app.page().encode(), "text/html; charset=utf-8")
@@ -239,10 +287,10 @@ def serve_until_interrupted(run_dirs: list[Path], *, port: int = 0, browser: boo
     import webbrowser
 
     with ReportServer(run_dirs, port=port) as server:
-        echo(f"Report at {server.url}  (Ctrl-C to stop)")
+        echo(f"Report at {server.open_url}  (Ctrl-C to stop)")
         if browser:
             try:
-                webbrowser.open(server.url)
+                webbrowser.open(server.open_url)
             except webbrowser.Error:
                 pass  # no browser here: the URL is printed
         try:

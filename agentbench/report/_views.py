@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._numbers import for_people, human_number
+
 __all__ = ["ChecklistRow", "ChecklistView", "EvidenceView", "ValueView", "checklist_view", "evidence_view", "value_view"]
 
 MAX_ROWS = 200
@@ -34,11 +36,18 @@ class ValueView:
 
 
 def _cell(v: Any) -> str:
+    """A value as table text: numbers rounded for people (result.json keeps them whole)."""
     if isinstance(v, str):
         return v
     if v is None:
         return "—"
-    return json.dumps(v, ensure_ascii=False, default=str)
+    if isinstance(v, (bool, int, float)):
+        return human_number(v)
+    return json.dumps(for_people(v), ensure_ascii=False, default=str)
+
+
+def _raw(v: Any) -> str:
+    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
 
 
 def _scalar(v: Any) -> bool:
@@ -47,7 +56,8 @@ def _scalar(v: Any) -> bool:
 
 def _mismatch(row: dict[str, Any]) -> bool:
     shown_key = next((k for k in ("shown", "actual", "got", "displayed") if k in row), None)
-    return "expected" in row and shown_key is not None and _cell(row["expected"]) != _cell(row[shown_key])
+    # Compared unrounded: 1609.344 shown as 1609.3441 is still a difference.
+    return "expected" in row and shown_key is not None and _raw(row["expected"]) != _raw(row[shown_key])
 
 
 def value_view(value: Any) -> ValueView:
@@ -72,7 +82,7 @@ def value_view(value: Any) -> ValueView:
                                        for v in value.values()):
         return ValueView(kind="kv", rows=[[str(k), ", ".join(_cell(x) for x in v) if isinstance(v, list) else _cell(v)]
                                           for k, v in value.items()])
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    text = json.dumps(for_people(value), indent=2, ensure_ascii=False, default=str)
     return ValueView(kind="json", text=text[:20000], truncated=max(0, len(text) - 20000))
 
 

@@ -171,21 +171,29 @@ async def pairwise_task(
     checklist = load_checklist(task_id, task=task) if checklist_path(task_id).is_file() else None
     rubric = load_rubric(task_id, checklist=checklist)
     attempts: dict[str, dict[int, tuple[Path, AttemptResult]]] = {}
+    bare: dict[str, str] = {}  # lane -> its model's name (for its config)
     for cell in manifest.cells:
-        if cell.task != task_id or (models is not None and cell.model not in models):
+        if cell.task != task_id or not cell.named_by(models):
             continue
         adir = cell_dir(run_dir, cell)
         result = load_result(adir / "result.json")
         if reviewable(adir, result, task) is None and result is not None:
-            attempts.setdefault(cell.model, {})[cell.repeat] = (adir, result)
-    names = [m for m in (models or list(manifest.models)) if m in attempts]
+            # Lanes, not models: the same model under two agents is two contestants.
+            attempts.setdefault(cell.lane, {})[cell.repeat] = (adir, result)
+            bare[cell.lane] = cell.model
+    asked = models or []  # names given in this order are compared in it
+
+    def rank(lane_name: str) -> int:
+        return next((i for i, m in enumerate(asked) if m in (lane_name, bare[lane_name])), len(asked))
+
+    names = sorted(attempts, key=rank)
     if len(names) < 2:
         raise StoreError(f"Pairwise review of '{task_id}' needs artefacts of two models in run {manifest.run_id}; "
                          f"found {names or 'none'}. Pick models with --models A,B.")
     record = PairwiseRecord(run_id=manifest.run_id, task=task_id, reviewer=reviewer.name,
                             reviewer_model=reviewer.model, blind=blind, vision=reviewer.vision,
                             wins={m: 0 for m in names})
-    record.same_model_warning = [m for m in names if same_model(reviewer, m, manifest.models.get(m))]
+    record.same_model_warning = [m for m in names if same_model(reviewer, bare[m], manifest.models.get(bare[m]))]
     for m in record.same_model_warning:
         log.warning("review.same_model", reviewer=reviewer.name, artefact_model=m, task=task_id)
     started = time.monotonic()

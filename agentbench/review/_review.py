@@ -29,7 +29,7 @@ from ..checks._checklist import checklist_path
 from ..config import ModelConfig, load_models, resolve_api_key, resolve_model
 from ..errors import ConfigError, ModelError, ModelHTTPError, StoreError
 from ..models import ChatClient
-from ..store import AttemptResult, load_manifest, load_result, utcnow, write_json
+from ..store import AttemptResult, lane, load_manifest, load_result, utcnow, write_json
 from ..store import attempt_dir as cell_dir
 from ..tasks import Task, load_task
 from ._prompt import (
@@ -117,6 +117,7 @@ class ReviewRecord(BaseModel):
     reviewer: str  # the reviewer's name in models.toml
     reviewer_model: str  # the model id it serves
     model_of_artefact: str
+    agent_of_artefact: str = "builtin"  # the agent it worked under: the lane is model@agent unless builtin
     blind: bool  # True: the probe results were withheld
     vision: bool  # True: the evidence PNGs were sent as images
     status: Literal["ok", "reviewer-error"]
@@ -136,6 +137,11 @@ class ReviewRecord(BaseModel):
     checklist: list[dict[str, Any]] = Field(default_factory=list)  # recomputed with this review's answers
     checklist_summary: dict[str, Any] | None = None
     reviewed_at: str = Field(default_factory=utcnow)
+
+    @property
+    def lane(self) -> str:
+        """The reviewed attempt's lane: its model, or ``model@agent`` under an external agent."""
+        return lane(self.model_of_artefact, self.agent_of_artefact)
 
 
 @dataclass
@@ -276,7 +282,8 @@ async def review_attempt(
                         context={"criteria": rubric.ids}, max_reasks=opts.max_reasks, max_tokens=opts.max_tokens)
     record = ReviewRecord(
         run_id=result.run_id, task=result.task, repeat=result.repeat, reviewer=reviewer.name,
-        reviewer_model=reviewer.model, model_of_artefact=result.model, blind=blind, vision=reviewer.vision,
+        reviewer_model=reviewer.model, model_of_artefact=result.model, agent_of_artefact=result.agent.agent,
+        blind=blind, vision=reviewer.vision,
         status="ok" if ex.answer is not None else "reviewer-error", error=ex.error, reasks=ex.reasks,
         images=[img.path.relative_to(adir.resolve()).as_posix() for img in shown], usage=ex.usage,
         cost_usd=round(reviewer.cost(ex.usage.prompt_tokens, ex.usage.completion_tokens), 6), wall_s=ex.wall_s,
@@ -292,7 +299,7 @@ async def review_attempt(
         record.raw_answers = ex.raw
     path = review_file(adir, reviewer.name, blind=blind)
     write_json(path, record)
-    log.info("review.stored", cell=f"{result.task}/{result.model}/r{result.repeat}", status=record.status,
+    log.info("review.stored", cell=result.cell.key, status=record.status,
              score=record.score, path=str(path))
     return path, record
 
@@ -347,7 +354,7 @@ async def review_run(
     opts = options or ReviewOptions()
     manifest = load_manifest(run_dir)
     summary = ReviewRunSummary(run_id=manifest.run_id, run_dir=run_dir, reviewer=reviewer.name)
-    for asked, known, what in ((tasks, manifest.tasks, "task"), (models, list(manifest.models), "model")):
+    for asked, known, what in ((tasks, manifest.tasks, "task"), (models, manifest.lanes(), "model")):
         unknown = [x for x in asked or [] if x not in known]
         if unknown:
             raise StoreError(f"Run {manifest.run_id} has no {what} {unknown}; it has {', '.join(known)}.")
@@ -359,7 +366,7 @@ async def review_run(
         setup[tid] = (task, load_rubric(tid, checklist=checklist), checklist)
     todo: list[AttemptResult] = []
     for cell in manifest.cells:
-        if cell.task not in setup or (models is not None and cell.model not in models):
+        if cell.task not in setup or not cell.named_by(models):
             continue
         adir = cell_dir(run_dir, cell)
         result = load_result(adir / "result.json")

@@ -11,6 +11,7 @@ from ._image import (
     image_exists,
     sweep_containers,
 )
+from ._health import ended_from_inside
 from ._lazy import LazySandbox
 from ._paths import workspace_path
 
@@ -24,6 +25,7 @@ __all__ = [
     "SandboxLimits",
     "build_image",
     "connect_docker",
+    "ended_from_inside",
     "ensure_image",
     "image_exists",
     "sweep_containers",

@@ -76,6 +76,14 @@ class Sandbox(abc.ABC):
     async def close(self) -> None:
         """Remove the sandbox and everything in it. Safe to call twice."""
 
+    async def ended_from_inside(self) -> str | None:
+        """Why the sandbox no longer runs, when its own commands stopped it and the infrastructure is
+        sound (checked independently: see ``_health.py``); None when it runs or that cannot be told.
+
+        Backends that can tell override this; the default never blames the agent.
+        """
+        return None
+
     async def __aenter__(self) -> "Sandbox":
         return self
 

@@ -4,7 +4,7 @@ Three layers, each rebuilt only when its input changes:
 
 - ``agentbench/checker-base:bookworm-<hash>`` (offline hosts only): debootstrap of bookworm with python3,
   pip and fonts, ``chromium-headless-shell`` installed from bookworm-security in the tree.
-- ``agentbench/checker-runtime:latest``: ``sandboxes/checker/Dockerfile`` on that base (or on the
+- ``agentbench/checker-runtime:u<CHECKER_UID>``: ``sandboxes/checker/Dockerfile`` on that base (or on the
   Dockerfile's default base where a registry answers), with the Python packages installed from
   wheels downloaded on the host. Its label ``agentbench.checker.recipe`` is a hash of the Dockerfile
   and the pinned requirements: an unchanged recipe is not rebuilt.
@@ -35,6 +35,7 @@ from agentbench.errors import ImageMissing, SandboxError
 
 from . import _image
 from ._image import Log, apt_mirror, bootstrap_base, connect_docker, image_exists
+from ._users import CHECKER_UID
 
 __all__ = [
     "CHECKER_BASE_TAG",
@@ -46,7 +47,8 @@ __all__ = [
     "ensure_checker_image",
 ]
 
-CHECKER_RUNTIME_TAG = "agentbench/checker-runtime:latest"
+# Named by the uid its `checker` user has: a runtime built for another uid is never reused.
+CHECKER_RUNTIME_TAG = f"agentbench/checker-runtime:u{CHECKER_UID}"
 CHECKER_REPO = "agentbench/checker"
 RECIPE_LABEL = "agentbench.checker.recipe"
 # libatomic1: playwright's bundled node needs it.
@@ -218,7 +220,7 @@ def _build_code_layer(client: Any, tag: str, log: Log) -> None:
     digest = tag.rpartition(":")[2]
     dockerfile = (f"FROM {CHECKER_RUNTIME_TAG}\nUSER root\nCOPY agentbench /opt/agentbench/code/agentbench\n"
                   "RUN python3 -m compileall -q /opt/agentbench/code\n"
-                  f'LABEL agentbench.checker.code="{digest}"\nUSER 1000:1000\n')
+                  f'LABEL agentbench.checker.code="{digest}"\nUSER {CHECKER_UID}:{CHECKER_UID}\n')
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
         members = [("Dockerfile", dockerfile.encode())] + [(n, p.read_bytes()) for n, p in checker_code_files()]

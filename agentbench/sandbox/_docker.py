@@ -1,9 +1,11 @@
 """The Docker sandbox backend: one locked-down container per attempt.
 
 The container runs ``sleep infinity`` under docker-init (which reaps orphans, so zombies never eat
-the pid limit) with no network, no capabilities, ``no-new-privileges``, memory/CPU/pid limits and
-uid 1000. Every command goes through ``docker exec`` wrapped in coreutils ``timeout``; a host-side
-guard backs it up. The docker SDK blocks, so its calls run in threads.
+the pid limit) with no network, no capabilities, ``no-new-privileges`` and memory/CPU/pid limits.
+The init runs as ``KEEPER_UID`` and every command as ``SANDBOX_UID`` (uids no host account has,
+_users.py): the agent cannot signal the init, so ``kill -9 -1`` ends the agent's own processes,
+never the container. Every command goes through ``docker exec`` wrapped in coreutils ``timeout``;
+a host-side guard backs it up. The docker SDK blocks, so its calls run in threads.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import asyncio
 import io
 import posixpath
 import tarfile
-import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -24,8 +25,9 @@ import structlog
 from agentbench.errors import AgentbenchError, DockerUnavailable, ImageMissing, PathEscape, SandboxError
 
 from ._base import ExecResult, Sandbox, SandboxLimits
-from ._image import IMAGE_TAG, SANDBOX_LABEL, connect_docker, image_exists
-from ._owner import owner_labels, sweep_orphans_once
+from ._exec_reader import ExecReader
+from ._image import IMAGE_TAG, connect_docker, image_exists
+from ._owner import container_labels, sweep_orphans_once
 from ._paths import (
     UID,
     WORKSPACE,
@@ -34,6 +36,7 @@ from ._paths import (
     workspace_path,
 )
 from ._storage import DISK_FULL_HINT, disk_full, exec_with_stdin, quota_text, storage_options, stream_tar_out
+from ._users import KEEPER_UID, check_host_users
 
 __all__ = ["DockerSandbox"]
 
@@ -130,14 +133,14 @@ class DockerSandbox(Sandbox):
 
         ``mounts`` (docker.types.Mount) are extra, e.g. the model gateway's socket folder, read-only.
         """
+        check_host_users()
         client = await asyncio.to_thread(connect_docker, client)
         if not await _call("Looking up the sandbox image", image_exists, client, image):
             raise ImageMissing(f"The sandbox image {image} is not built: run `agentbench sandbox build`.")
         from docker.types import Ulimit
 
         await asyncio.to_thread(sweep_orphans_once, client)  # containers whose owner process died
-        all_labels = {SANDBOX_LABEL: "1", f"{SANDBOX_LABEL}.created": str(int(time.time())), **owner_labels()}
-        all_labels.update({k: str(v) for k, v in (labels or {}).items()})
+        all_labels = container_labels(kind="sandbox", extra=labels)
         started = time.monotonic()
         container = await _call(
             "Creating the sandbox container",
@@ -145,7 +148,7 @@ class DockerSandbox(Sandbox):
             image,
             command=["sleep", "infinity"],
             init=True,
-            user=f"{UID}:{UID}",
+            user=f"{KEEPER_UID}:{KEEPER_UID}",  # the agent's commands run as UID: it cannot signal the init
             working_dir=WORKSPACE,
             environment=ENV,
             hostname="sandbox",
@@ -190,7 +193,7 @@ class DockerSandbox(Sandbox):
         )
 
     async def _exec_raw(self, argv: list[str], *, timeout_s: float, cap: int) -> _Raw:
-        """Run argv as uid 1000 under `timeout`, keeping at most cap bytes of each stream."""
+        """Run argv as the sandbox user under `timeout`, keeping at most cap bytes of each stream."""
         self._check_open()
         if timeout_s <= 0:
             raise SandboxError(f"timeout_s must be positive, got {timeout_s}.")
@@ -211,7 +214,7 @@ class DockerSandbox(Sandbox):
             )
         )["Id"]
         stream = await _call("Attaching to a sandbox command", api.exec_start, exec_id, stream=True, demux=True)
-        reader = _Reader(stream, cap, asyncio.get_running_loop())
+        reader = ExecReader(stream, cap, asyncio.get_running_loop())
         reader.start()
         try:
             guard_fired = await self._follow(exec_id, reader, stream, token, started + timeout_s + KILL_AFTER_S)
@@ -229,7 +232,7 @@ class DockerSandbox(Sandbox):
         timed_out = guard_fired or (exit_code in (124, 137) and duration >= timeout_s * 0.98)
         return _Raw(exit_code, bytes(reader.out), bytes(reader.err), timed_out, reader.truncated, duration)
 
-    async def _follow(self, exec_id: str, reader: _Reader, stream: Any, token: str, killed_by: float) -> bool:
+    async def _follow(self, exec_id: str, reader: ExecReader, stream: Any, token: str, killed_by: float) -> bool:
         """Wait for the command's output to end; True when the host-side guard had to kill it."""
         api = self._client.api
         poll = 0.02
@@ -310,7 +313,7 @@ class DockerSandbox(Sandbox):
         await self._untar(posixpath.dirname(resolved), buffer.getvalue(), f"Writing {path!r} into the sandbox")
 
     async def _untar(self, folder: str, archive: bytes, what: str) -> None:
-        """Extract a tar inside the container as uid 1000 (the archive API cannot write to tmpfs)."""
+        """Extract a tar inside the container as the sandbox user (the archive API cannot write to tmpfs)."""
         self._check_open()
         code, _out, err = await _call(what, exec_with_stdin, self._client.api, self._container.id,
                                       ["tar", "-x", "--no-same-owner", "--no-overwrite-dir", "-C", folder, "-f", "-"],
@@ -366,6 +369,12 @@ class DockerSandbox(Sandbox):
 
     # ---- lifecycle ------------------------------------------------------------------------
 
+    async def ended_from_inside(self) -> str | None:
+        """See ``Sandbox.ended_from_inside`` and ``_health.docker_sandbox_ended``."""
+        from ._health import docker_sandbox_ended
+
+        return await docker_sandbox_ended(self, self._client, self._container)
+
     def _check_open(self) -> None:
         if self._closed:
             raise SandboxError("The sandbox is closed; create a new one.")
@@ -382,37 +391,3 @@ class DockerSandbox(Sandbox):
             pass
         except _sdk_errors() as exc:
             raise _map_error(exc, f"Removing sandbox container {self._container.short_id}") from exc
-
-
-class _Reader(threading.Thread):
-    """Drains an exec stream in a daemon thread, keeping the first cap bytes of each stream."""
-
-    def __init__(self, stream: Any, cap: int, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(daemon=True, name="agentbench-exec-reader")
-        self.stream, self.cap, self.loop = stream, cap, loop
-        self.out, self.err = bytearray(), bytearray()
-        self.truncated = False
-        self.last_data = time.monotonic()
-        self.done: asyncio.Future[None] = loop.create_future()
-
-    def run(self) -> None:
-        try:
-            for out, err in self.stream:
-                self.last_data = time.monotonic()
-                for buf, chunk in ((self.out, out), (self.err, err)):
-                    if chunk:
-                        room = self.cap - len(buf)
-                        buf += chunk[: max(room, 0)]
-                        self.truncated |= len(chunk) > room
-        except Exception as exc:  # noqa: BLE001 - a closed stream ends the read; exit code tells the rest
-            structlog.get_logger().debug("sandbox.exec_stream_closed", reason=str(exc))
-        finally:
-            try:
-                self.loop.call_soon_threadsafe(_finish, self.done)
-            except RuntimeError:  # the loop is closed: nobody waits any more
-                pass
-
-
-def _finish(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +25,7 @@ import structlog
 
 from agentbench.errors import DockerUnavailable, SandboxError
 
+from ._binding import bind_engine, bound_engine
 from ._engine_config import EngineConfig
 from ._image import IMAGE_TAG, build_image, image_exists
 
@@ -204,21 +204,3 @@ def transfer_image(source: Any, dest: Any, tag: str) -> None:
     loaded = dest.images.get(tag)
     if loaded.id != image.id:
         raise SandboxError(f"{tag} arrived as {loaded.short_id}, not {image.short_id}; load it by hand.")
-
-
-_BOUND: contextvars.ContextVar[Engine | None] = contextvars.ContextVar("agentbench_engine", default=None)
-
-
-def bound_engine() -> Engine | None:
-    """The engine the current task's sandboxes go to (None: the environment's engine)."""
-    return _BOUND.get()
-
-
-@contextlib.contextmanager
-def bind_engine(engine: Engine | None) -> Iterator[None]:
-    """Send every sandbox created in this context (tasks and threads started here too) to engine."""
-    token = _BOUND.set(engine)
-    try:
-        yield
-    finally:
-        _BOUND.reset(token)

@@ -25,6 +25,8 @@ import structlog
 
 from agentbench.errors import DockerUnavailable, ImageMissing, SandboxError
 
+from ._users import SANDBOX_UID
+
 __all__ = [
     "BASE_TAG",
     "IMAGE_TAG",
@@ -37,7 +39,9 @@ __all__ = [
     "sweep_containers",
 ]
 
-IMAGE_TAG = "agentbench/web:latest"
+# The tag names the uid its `agent` user has, so an image built for another uid (uid 1000 before)
+# is never reused: its user would not match the uid the code runs commands as.
+IMAGE_TAG = f"agentbench/web:u{SANDBOX_UID}"
 BASE_TAG = "agentbench/base:bookworm"
 SANDBOX_LABEL = "agentbench"  # every sandbox container carries agentbench=1
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
@@ -55,7 +59,7 @@ def connect_docker(client: Any | None = None) -> Any:
     import docker
 
     if client is None:
-        from ._engines import bound_engine
+        from ._binding import bound_engine
 
         engine = bound_engine()
         if engine is not None:  # inside a cell placed on an engine: its sandboxes go there

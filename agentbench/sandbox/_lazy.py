@@ -45,6 +45,11 @@ class LazySandbox(Sandbox):
     async def copy_in(self, src: Path) -> None:
         await (await self._get()).copy_in(src)
 
+    async def ended_from_inside(self) -> str | None:
+        if not self._task.done() or self._task.cancelled() or self._task.exception() is not None:
+            return None  # never created: nothing of the agent's ran in it
+        return await self._task.result().ended_from_inside()
+
     async def close(self) -> None:
         if self._closed:
             return

@@ -22,7 +22,7 @@ import structlog
 
 from ._image import SANDBOX_LABEL
 
-__all__ = ["owner_labels", "owner_is_dead", "sweep_orphans", "sweep_orphans_once"]
+__all__ = ["container_labels", "owner_is_dead", "owner_labels", "sweep_orphans", "sweep_orphans_once"]
 
 PID, START, HOST, BOOT, PIDNS = (f"{SANDBOX_LABEL}.owner.{k}" for k in ("pid", "start", "host", "boot", "pidns"))
 _swept = threading.Lock()
@@ -59,6 +59,19 @@ def owner_labels() -> dict[str, str]:
     host, boot, pidns = _identity()
     pid = os.getpid()
     return {PID: str(pid), START: _start_time(pid), HOST: host, BOOT: boot, PIDNS: pidns}
+
+
+def container_labels(*, kind: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Every label a container we create carries: ``agentbench=1``, its kind, when, and its owner.
+
+    With these the sweep can remove it after its owner died, whatever state it was left in.
+    """
+    import time
+
+    labels = {SANDBOX_LABEL: "1", f"{SANDBOX_LABEL}.kind": kind, f"{SANDBOX_LABEL}.created": f"{time.time():.3f}",
+              **owner_labels()}
+    labels.update({k: str(v) for k, v in (extra or {}).items()})
+    return labels
 
 
 def owner_is_dead(labels: dict[str, str]) -> bool:

@@ -9,6 +9,8 @@ import structlog
 
 from agentbench.errors import PathEscape
 
+from ._users import SANDBOX_UID
+
 __all__ = [
     "UID",
     "WORKSPACE",
@@ -19,7 +21,7 @@ __all__ = [
 ]
 
 WORKSPACE = "/workspace"
-UID = 1000  # the sandbox user, `agent`
+UID = SANDBOX_UID  # the sandbox user, `agent` (a uid no host account has: _users.py)
 
 
 def workspace_path(path: str) -> str:

@@ -72,7 +72,7 @@ def _frames(raw: bytes) -> tuple[bytes, bytes]:
 
 def exec_with_stdin(api: Any, container_id: str, argv: list[str], data: bytes, *, timeout_s: float,
                     env: dict[str, str]) -> tuple[int, bytes, bytes]:
-    """Run argv as uid 1000 with ``data`` on its stdin (blocking); returns (exit code, stdout, stderr).
+    """Run argv as the sandbox user with ``data`` on its stdin (blocking); returns (exit code, stdout, stderr).
 
     Output beyond 1 MiB is dropped: these commands (``tar -x``) say little.
     """

@@ -190,6 +190,21 @@ def test_endpoint_failure_is_an_infra_error_whatever_aider_exits(tmp_path: Path,
     assert not (tmp_path / "artefact" / "index.html").exists()
 
 
+def test_requests_the_agent_built_that_the_endpoint_rejects_are_a_model_outcome(tmp_path: Path,
+                                                                                   agent_image) -> None:
+    """A 400 is the request's fault, and the agent built it: no-artefact with the reason, never infra."""
+    agent_image("aider")
+    peer = ScriptedPeer("index.html", CONVERTER, fail_status=400)
+    with peer:
+        outcome, session = asyncio.run(_session("aider", peer, tmp_path,
+                                                AgentLimits(max_turns=10, max_tokens=100_000, wall_s=300)))
+    assert outcome.status == "no-artefact" and outcome.stop_reason == "rejected", outcome
+    assert "rejected the request aider built" in (outcome.detail or "") and "HTTP 400" in outcome.detail
+    assert len(peer.requests) >= 1 and session.gateway is not None and session.gateway.record.ok == 0
+    entry = tmp_path / "artefact" / "index.html"
+    assert not entry.exists() or entry.stat().st_size == 0  # aider makes the file it is given, empty
+
+
 def test_hung_agent_is_killed_at_the_wall_limit(tmp_path: Path, agent_image) -> None:
     agent_image("aider")
 

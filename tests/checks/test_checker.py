@@ -15,6 +15,8 @@ import pytest
 from agentbench.checks._checker import CheckerContainer, read_artefact_files
 from agentbench.errors import CheckError
 from agentbench.sandbox._checker_image import checker_code_files
+from agentbench.sandbox._owner import PID
+from agentbench.sandbox._users import CHECKER_UID, CHROMIUM_UID
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "agentbench" / "models" / "demo_data"
@@ -58,7 +60,7 @@ async def test_one_locked_down_container_checks_many_artefacts_and_is_replaced_w
         await checker.start()
         attrs = checker.container.attrs
         host = attrs["HostConfig"]
-        assert host["NetworkMode"] == "none" and attrs["Config"]["User"] == "1000:1000"
+        assert host["NetworkMode"] == "none" and attrs["Config"]["User"] == f"{CHECKER_UID}:{CHECKER_UID}"
         assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
         assert host["ReadonlyRootfs"] is True and host["Memory"] == 2**30 == host["MemorySwap"]
         assert host["PidsLimit"] > 0 and host["NanoCpus"] > 0 and set(host["Tmpfs"]) == {"/tmp", "/home/checker"}
@@ -72,10 +74,27 @@ async def test_one_locked_down_container_checks_many_artefacts_and_is_replaced_w
         assert (tmp_path / "b" / shot.path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert checker.started == 1  # one warm container served both
 
-        # Chromium runs as uid 1000 in there, and the root file system is read-only.
-        probe = checker.container.exec_run(["sh", "-c", "grep -l chrom /proc/[0-9]*/cmdline | head -1 | "
-                                            "xargs dirname | xargs -I{} grep Uid {}/status; touch /x"])
-        assert "Uid:\t1000\t1000" in probe.output.decode() and "Read-only file system" in probe.output.decode()
+        # Chromium runs as its own uid in there, the worker as the checker's (no host account has
+        # either), and the root is read-only.
+        def uids_of(start: str) -> str:  # the Uid lines of processes whose command line starts so
+            script = (f"for d in /proc/[0-9]*; do tr '\\0' ' ' < $d/cmdline 2>/dev/null | grep -q '^{start}' "
+                      "&& grep Uid $d/status; done; touch /x")
+            return checker.container.exec_run(["sh", "-c", script]).output.decode()
+
+        chromium = uids_of("/usr/lib/chromium/chromium-headless-shell ")  # the browser, renderers, GPU...
+        assert f"Uid:\t{CHROMIUM_UID}\t{CHROMIUM_UID}" in chromium and f"{CHECKER_UID}" not in chromium
+        assert "Read-only file system" in chromium
+        assert f"Uid:\t{CHECKER_UID}\t{CHECKER_UID}" in uids_of("python3 -m agentbench.checks.browser._worker")
+        # What a compromised renderer (Chromium's uid) would do to forge an answer: open the
+        # worker's pipes through /proc. It cannot; the worker's own uid can (the control).
+        find = ("for d in /proc/[0-9]*; do tr '\\0' ' ' < $d/cmdline 2>/dev/null | "
+                "grep -q '^python3 -m agentbench.checks.browser._worker' && p=$d; done; ")
+        for uid, allowed in ((CHROMIUM_UID, False), (CHECKER_UID, True)):
+            tried = checker.container.exec_run(
+                ["sh", "-c", find + "ls $p/fd >/dev/null 2>&1 && for f in $p/fd/*; do : >> $f && echo wrote; done; "
+                                    "echo done"], user=f"{uid}:{uid}")
+            assert ("wrote" in tried.output.decode()) is allowed, (uid, tried.output)
+        assert _statuses(await checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "c" / "evidence"))
 
         checker.container.kill()
         again = await checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "c" / "evidence")
@@ -255,7 +274,8 @@ def test_a_killed_cli_leaves_no_running_checker(tmp_path: Path, docker_client, c
         while not mine and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.1)
             mine = [c for c in docker_client.containers.list(filters={"label": "agentbench.kind=checker"})
-                    if float(c.labels.get("agentbench.created", "0")) >= began]
+                    if float(c.labels.get("agentbench.created", "0")) >= began
+                    and c.labels.get(PID) == str(proc.pid)]  # this CLI's, not another process's
         assert mine, "the CLI never started a checker container"
         proc.kill()
         proc.wait(10)

@@ -48,7 +48,7 @@ async def test_preflight_reports_what_is_wrong() -> None:
     assert result["model-listed"] == (False, result["model-listed"][1])
     assert "some-other-model" in result["model-listed"][1]
     assert result["completion"][0] is True
-    assert result["tool-call"][0] is False and "no ping tool call" in result["tool-call"][1]
+    assert result["tool-call"][0] is False and "cannot parse tool calls" in result["tool-call"][1]
     assert result["streaming"][0] is False and "400" in result["streaming"][1]
     assert result["thinking"][0] is False and "enable_thinking" in result["thinking"][1]
 

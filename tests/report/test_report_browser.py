@@ -144,7 +144,7 @@ async def test_served_verdict_survives_reload_and_artefact_cannot_forge_one(run_
                                                                             shots: Path) -> None:
     with ReportServer([run_dir]) as server:
         async with _page(chromium_path) as (page, errors):
-            await page.goto(server.url)
+            await page.goto(server.open_url)
             box = page.locator('div.human[data-uid="run-a/todo/beta/r1"]')
             await box.locator("input.vnote").fill("nothing to see, rightly")
             await _click(page, box.locator('button[data-verdict="fail"]'))

@@ -35,9 +35,10 @@ def test_server_records_verdicts_and_refuses_strangers(run_dir: Path) -> None:
     body = {"run": "run-a", "task": "todo", "model": "alpha", "repeat": 1, "verdict": "pass", "note": "works"}
     with ReportServer([run_dir]) as server:
         assert server.url.startswith("http://127.0.0.1:")
-        with httpx.Client(base_url=server.url, timeout=10) as c:
-            page = c.get("/")
+        with httpx.Client(base_url=server.url, timeout=10, follow_redirects=True) as c:
+            page = c.get(server.open_url)
             assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+            assert str(page.url) == server.url  # the token left the address bar for a cookie
             token = _token(page.text)
             assert "disabled" not in page.text.split('class="human"', 1)[1].split("</div>", 1)[0]
 
@@ -109,8 +110,8 @@ def test_open_command_serves_posts_and_stops(run_dir: Path) -> None:
         line = _read_line(proc, time.monotonic() + 30)
         m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         assert m, f"no URL printed: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
-        with httpx.Client(base_url=m.group(0), timeout=10) as c:
-            token = _token(c.get("/").text)
+        with httpx.Client(base_url=m.group(0), timeout=10, follow_redirects=True) as c:
+            token = _token(c.get(line.split()[2]).text)  # "Report at URL  (Ctrl-C to stop)"
             res = _post(c, {"run": "run-a", "task": "flappy", "model": "beta", "repeat": 1, "verdict": "fail"},
                         **{"X-Agentbench-Token": token})
             assert res.status_code == 200, res.text
@@ -123,3 +124,25 @@ def test_open_command_serves_posts_and_stops(run_dir: Path) -> None:
             proc.wait()
         proc.stdout.close()
         proc.stderr.close()
+
+
+def test_the_token_goes_only_to_a_client_that_holds_it(run_dir: Path) -> None:
+    """Any local user can connect to 127.0.0.1: without the printed URL's token, nothing is served."""
+    with ReportServer([run_dir]) as server:
+        with httpx.Client(base_url=server.url, timeout=10) as stranger:
+            for path in ("/", "/index.html", "/api/verdicts", "/api/ledger",
+                         "/files/run-a/flappy/beta/r1/evidence/strip-60.png", "/?token=guess"):
+                got = stranger.get(path)
+                assert got.status_code == 403 and server.token not in got.text, path
+            port = int(server.url.rsplit(":", 1)[1].strip("/"))
+            assert stranger.get("/", headers={"Cookie": f"agentbench_report_{port}=guess"}).status_code == 403
+            other = f"agentbench_report_{port + 1}={server.token}"
+            assert stranger.get("/", headers={"Cookie": other}).status_code == 403  # another server's cookie
+        assert server.open_url.startswith(server.url) and server.token in server.open_url
+        with httpx.Client(base_url=server.url, timeout=10) as owner:
+            first = owner.get(server.open_url)
+            assert first.status_code == 303 and first.headers["location"] == "/"
+            cookie = first.headers["set-cookie"]
+            assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+            page = owner.get("/")
+            assert page.status_code == 200 and _token(page.text) == server.token

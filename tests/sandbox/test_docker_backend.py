@@ -12,6 +12,7 @@ import pytest
 
 from agentbench.errors import DockerUnavailable, ImageMissing, SandboxError
 from agentbench.sandbox import DockerSandbox, SandboxLimits, connect_docker, sweep_containers
+from agentbench.sandbox._users import KEEPER_UID
 
 pytestmark = pytest.mark.docker
 
@@ -27,7 +28,8 @@ async def test_container_is_locked_down(docker_client, sandbox_image, session_la
         assert host["Memory"] == host["MemorySwap"] == 300 * 1024 * 1024
         assert host["NanoCpus"] == 500_000_000 and host["PidsLimit"] == 99
         assert host["Init"] is True and not host["Privileged"]
-        assert config["User"] == "1000:1000" and config["Labels"]["agentbench"] == "1"
+        # The init runs as another uid than the agent's commands: the agent cannot signal it.
+        assert config["User"] == f"{KEEPER_UID}:{KEEPER_UID}" and config["Labels"]["agentbench"] == "1"
         assert config["Cmd"] == ["sleep", "infinity"]
     with pytest.raises(docker.errors.NotFound):
         docker_client.containers.get(box.container_id)

@@ -76,3 +76,42 @@ async def test_sandboxes_of_a_killed_process_are_swept_at_the_next_start(docker_
 
     with pytest.raises(docker.errors.NotFound):
         docker_client.containers.get(left)
+
+
+# ---- containers a crash leaves before they ever started ----------------------------------------
+
+_DIES_BETWEEN_CREATE_AND_START = """
+import asyncio, os, signal, sys
+import docker.models.containers
+from agentbench.checks._checker import CheckerContainer
+from agentbench.sandbox import DockerSandbox
+
+def die(self, *a, **k):  # the process is killed right after `create`, before `start`: no cleanup runs
+    print(self.id, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+docker.models.containers.Container.start = die
+if sys.argv[1] == "checker":
+    asyncio.run(CheckerContainer().start())
+else:
+    asyncio.run(DockerSandbox.create(labels={sys.argv[2]: sys.argv[3]}))
+"""
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("kind", ["checker", "sandbox"])
+def test_a_container_left_in_created_state_by_a_crash_is_swept(docker_client, sandbox_image, checker_image,
+                                                                session_label, kind: str) -> None:
+    """Every container we create names its owner, checkers included: the sweep removes it whatever its state."""
+    (key, value), = session_label.items()
+    proc = subprocess.run([sys.executable, "-c", _DIES_BETWEEN_CREATE_AND_START, kind, key, value], cwd=ROOT,
+                          capture_output=True, text=True, timeout=180, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
+    left = docker_client.containers.get(proc.stdout.strip().splitlines()[-1])
+    assert left.status == "created" and left.labels[PID] and left.labels["agentbench"] == "1"
+    assert left.labels["agentbench.kind"] == kind
+    removed = sweep_orphans(docker_client)
+    assert left.short_id in removed
+    import docker
+
+    with pytest.raises(docker.errors.NotFound):
+        docker_client.containers.get(left.id)

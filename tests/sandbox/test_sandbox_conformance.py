@@ -12,6 +12,7 @@ import pytest
 
 from agentbench.errors import PathEscape, SandboxError
 from agentbench.sandbox import SandboxLimits
+from agentbench.sandbox._users import SANDBOX_UID
 
 pytestmark = pytest.mark.docker
 
@@ -29,9 +30,9 @@ async def test_exec_reports_output_exit_code_and_environment(sandbox):
     assert ok.ok and ok.stdout.startswith("v")
 
 
-async def test_runs_as_uid_1000_not_root(sandbox):
+async def test_runs_as_the_sandbox_uid_not_root(sandbox):
     result = await sandbox.exec("id -u; id -g; touch /etc/x 2>&1 || echo refused")
-    assert result.stdout.split()[:2] == ["1000", "1000"]
+    assert result.stdout.split()[:2] == [str(SANDBOX_UID)] * 2
     assert "refused" in result.stdout
 
 
@@ -174,7 +175,7 @@ async def test_write_read_round_trip_text_and_binary(sandbox):
     # Written files and the folders made for them belong to the sandbox user, who can change them.
     owners = await sandbox.exec("stat -c %u:%g deep deep/er deep/er/data.bin && echo more >> deep/er/data.bin"
                                 " && touch deep/er/new")
-    assert owners.ok and owners.stdout.split() == ["1000:1000"] * 3, owners
+    assert owners.ok and owners.stdout.split() == [f"{SANDBOX_UID}:{SANDBOX_UID}"] * 3, owners
 
 
 async def test_read_sees_files_made_by_commands_and_errors_are_clear(sandbox):
@@ -208,7 +209,7 @@ async def test_copy_in_and_copy_out(sandbox, tmp_path: Path):
     await sandbox.copy_in(src)
     assert await sandbox.list_files() == ["img.bin", "index.html", "js/app.js"]
     owners = await sandbox.exec("stat -c %u index.html js js/app.js && echo edit >> js/app.js")
-    assert owners.ok and owners.stdout.split() == ["1000"] * 3
+    assert owners.ok and owners.stdout.split() == [str(SANDBOX_UID)] * 3
     await sandbox.write_file("made/inside.txt", "new")
     # A link out of the workspace must not become a link out of the destination folder.
     await sandbox.exec("ln -s /etc/passwd leak")

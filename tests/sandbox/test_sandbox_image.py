@@ -10,6 +10,7 @@ import pytest
 from agentbench.errors import ImageMissing
 from agentbench.sandbox import IMAGE_TAG, build_image, ensure_image, image_exists
 from agentbench.sandbox._image import DEFAULT_MIRROR, _default_base, apt_mirror, dockerfile_dir
+from agentbench.sandbox._users import SANDBOX_UID
 
 
 def test_apt_mirror_reads_deb822_sources(tmp_path: Path):
@@ -59,7 +60,7 @@ def test_build_image_produces_a_working_image(docker_client, sandbox_image):
             tag, ["sh", "-c", "id -u; node -e 'console.log(1+1)'; stat -c %u /workspace; command -v timeout"],
             network_mode="none", remove=True,
         ).decode()
-        assert out.split() == ["1000", "2", "1000", "/usr/bin/timeout"]
+        assert out.split() == [str(SANDBOX_UID), "2", str(SANDBOX_UID), "/usr/bin/timeout"]
         assert any(f"Built {tag}" in m for m in messages), messages
     finally:
         if image_exists(docker_client, tag):

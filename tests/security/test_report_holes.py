@@ -30,8 +30,8 @@ def test_report_and_open_never_follow_a_link(tmp_path: Path) -> None:
     html = write_report([run_dir]).read_text()
     assert SECRET not in html
     assert 'http-equiv="Content-Security-Policy"' in html and "connect-src &#39;none&#39;" in html
-    with ReportServer([run_dir]) as server, httpx.Client(base_url=server.url, timeout=10) as c:
-        page = c.get("/")  # `agentbench open` died here with a traceback
+    with ReportServer([run_dir]) as server, httpx.Client(base_url=server.url, timeout=10, follow_redirects=True) as c:
+        page = c.get(server.open_url)  # `agentbench open` died here with a traceback
         assert page.status_code == 200 and SECRET not in page.text
         for rel in ("flappy/alpha/r1/artefact/index.html", "todo/alpha/r1/transcript.jsonl"):
             got = c.get(f"/files/run-a/{rel}")

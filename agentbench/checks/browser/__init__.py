@@ -172,6 +172,7 @@ async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_di
         except CheckError as exc:
             return [CheckResult(id=c, status="error", detail=str(exc)) for c in _all_ids(task_id)]
     ctx = ProbeContext(harness=harness, artefact_dir=artefact_dir, entry=entry, evidence_dir=evidence_dir)
+    clock = harness.begin_check(artefact_dir)  # one epoch and seed for every session of this check
     marks = (len(harness.page_errors), len(harness.dialogs), len(harness.blocked))
     started = time.monotonic()
     # load, the task's probes and refresh-rate use separate sessions: run them side by side (the
@@ -180,6 +181,7 @@ async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_di
     rest = asyncio.ensure_future(asyncio.gather(_task_probes(ctx, task_id), _refresh_check(ctx, task_id)))
     try:
         load = await load_task
+        load.data.update({"seed": clock.seed, "epoch": clock.epoch})
         results = [load]
         if load.data.get("broken"):  # hung, crashed or left: nothing else can run (called off below)
             why = f"the page could not be loaded: {load.detail}"

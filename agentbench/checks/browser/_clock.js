@@ -1,164 +1,202 @@
-// Virtual clock, injected with add_init_script before any page code runs.
+// The virtual clock: runs in the page's main world before any page code (registered per session
+// over CDP with Page.addScriptToEvaluateOnNewDocument; Python puts the session's config where
+// __AB_CONFIG__ stands: {fps, seed, epoch, startAbs, channel}).
 //
-// The harness replaces every clock a page can read or wait on, then steps frames itself:
-// frame n runs at virtual time n * 1000 / fps (computed, never accumulated), timers due before
-// a frame run first, then the frame's requestAnimationFrame callbacks.  A real task
-// (MessageChannel) is yielded between frames so promise-based loops see every frame.
-// Every callback is wrapped so an exception is reported (reportError -> page error) and the
-// clock keeps going.  window.__AB_CFG = {fps, seed, epoch, capWidth} is prepended by Python;
-// the harness sets the session's fps and capture width with sync() after every load, so one
-// browser context can serve sessions at different rates (see BrowserHarness: pooled contexts).
-(() => {
+// It replaces every clock a page can read or wait on (requestAnimationFrame, timers,
+// performance.now, Date, Math.random) and records what a person would see drawn (canvas text and
+// circles) and the dialogs the page opened. Frame n runs at virtual time n * 1000 / fps (computed,
+// never accumulated), timers due before a frame run first, then its requestAnimationFrame
+// callbacks; every callback is wrapped so an exception is reported (reportError -> CDP) and the
+// clock keeps going.
+//
+// Nothing here is visible to the page: no globals, no storage, functions that read as native.
+// The harness drives it from an isolated world (_view.js) over a window event whose name is a
+// per-session secret; requests and replies are JSON strings. It uses only built-ins captured
+// before page code ran and builds its replies with its own serializer, so a page that replaces
+// its own built-ins (Array.from, JSON, Object.prototype.toJSON, Function.prototype.call) breaks
+// itself, not the harness. Times handed to the page are the document's own (performance.now
+// starts at 0 in a new document, as in a browser); times handed to the harness are the session's.
+((cfg) => {
   "use strict";
-  if (window.__agentbenchClock) return;
-  const cfg = window.__AB_CFG || { fps: 60, seed: 1, epoch: 1704067200000, capWidth: 160 };
-  try { delete window.__AB_CFG; } catch (e) { /* ignore */ }
-
-  // Natives saved before page code can touch them.
+  // ---- built-ins, captured before page code can touch them -----------------------------------------
+  const apply = Reflect.apply, construct = Reflect.construct, defineProperty = Object.defineProperty;
+  const getDesc = Object.getOwnPropertyDescriptor, objectKeys = Object.keys, isArray = Array.isArray;
+  const parse = JSON.parse, stringify = JSON.stringify, floor = Math.floor, abs = Math.abs;
+  const mathMax = Math.max, mathMin = Math.min, sqrt = Math.sqrt, imul = Math.imul, PI = Math.PI;
+  const NDate = window.Date, NMath = Math;
   const N = {
-    Date: window.Date,
-    MessageChannel: window.MessageChannel,
-    Promise: window.Promise,
-    reportError: window.reportError ? window.reportError.bind(window) : null,
-    createElement: Document.prototype.createElement,
-    fillText: CanvasRenderingContext2D.prototype.fillText,
-    beginPath: CanvasRenderingContext2D.prototype.beginPath,
-    ellipse: CanvasRenderingContext2D.prototype.ellipse,
-    fill: CanvasRenderingContext2D.prototype.fill,
-    drawImage: CanvasRenderingContext2D.prototype.drawImage,
-    getImageData: CanvasRenderingContext2D.prototype.getImageData,
-    getContext: HTMLCanvasElement.prototype.getContext,
-    getTransform: CanvasRenderingContext2D.prototype.getTransform,
-    getRect: Element.prototype.getBoundingClientRect,
-    querySelectorAll: Document.prototype.querySelectorAll,
-    getComputedStyle: window.getComputedStyle.bind(window),
-    btoa: window.btoa.bind(window),
-    fromCharCode: String.fromCharCode,
-    realNow: performance.now.bind(performance),
+    addEventListener: EventTarget.prototype.addEventListener,
+    dispatchEvent: EventTarget.prototype.dispatchEvent,
+    CustomEvent: window.CustomEvent,
+    detail: getDesc(CustomEvent.prototype, "detail").get,
+    reportError: window.reportError,
     Function: window.Function,
-    Blob: window.Blob,
-    Response: window.Response,
-    CompressionStream: window.CompressionStream,
-    stringify: JSON.stringify.bind(JSON),
+    fnToString: Function.prototype.toString,
+    getTransform: CanvasRenderingContext2D.prototype.getTransform,
+    getContext: HTMLCanvasElement.prototype.getContext,
+    canvasOf: getDesc(CanvasRenderingContext2D.prototype, "canvas").get,
+    globalAlpha: getDesc(CanvasRenderingContext2D.prototype, "globalAlpha").get,
+    fillStyle: getDesc(CanvasRenderingContext2D.prototype, "fillStyle").get,
+    strokeStyle: getDesc(CanvasRenderingContext2D.prototype, "strokeStyle").get,
+    font: getDesc(CanvasRenderingContext2D.prototype, "font").get,
+    textAlign: getDesc(CanvasRenderingContext2D.prototype, "textAlign").get,
+    textBaseline: getDesc(CanvasRenderingContext2D.prototype, "textBaseline").get,
+    byTag: Document.prototype.getElementsByTagName,
+    isConnected: getDesc(Node.prototype, "isConnected").get,
+    Path2D: window.Path2D,
+    assign: Object.assign,
+    strSlice: String.prototype.slice,
+    charCodeAt: String.prototype.charCodeAt,
+    lastIndexOf: String.prototype.lastIndexOf,
+    startsWith: String.prototype.startsWith,
+    indexOf: String.prototype.indexOf,
+    parseFloat: window.parseFloat,
+    parseInt: window.parseInt,
+    String: window.String,
+    Number: window.Number,
+    WeakMap: window.WeakMap,
+    wmGet: WeakMap.prototype.get,
+    wmSet: WeakMap.prototype.set,
+    wmHas: WeakMap.prototype.has,
+    realRandom: Math.random,
+    navEntries: Performance.prototype.getEntriesByType,
   };
-  const defineValue = (obj, name, value) =>
-    Object.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
+  const call = (fn, self, ...args) => apply(fn, self, args);  // rest parameters use no iterator
+  const push = (arr, v) => { arr[arr.length] = v; };
+  const str = (v) => apply(N.String, undefined, [v]);
 
-  // ---- state -------------------------------------------------------------------------------
+  // ---- functions that read as native: name, length, no prototype, "[native code]" -------------------
+  const nativeNames = new N.WeakMap();
+  const native = (fn, name) => { call(N.wmSet, nativeNames, fn, name); return fn; };
+  const toStringHook = native({
+    toString() {
+      if (call(N.wmHas, nativeNames, this)) return "function " + call(N.wmGet, nativeNames, this) + "() { [native code] }";
+      return apply(N.fnToString, this, []);
+    },
+  }.toString, "toString");
+  const define = (obj, name, value, enumerable) => {
+    native(value, name);
+    defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: !!enumerable });
+  };
+  define(Function.prototype, "toString", toStringHook, false);
+
+  // ---- state ---------------------------------------------------------------------------------------------
   const S = {
-    id: Math.floor(N.realNow() * 1000) + "-" + Math.floor(Math.random() * 1e9),
-    fps: cfg.fps, capWidth: cfg.capWidth, frame: 0, now: 0, reads: 0, stepping: false, noSave: false,
-    timers: new Map(), nextTimer: 1, nest: 0,
-    rafs: new Map(), nextRaf: 1,
+    id: str(floor(apply(N.realRandom, NMath, []) * 1e15)),
+    fps: cfg.fps > 0 ? cfg.fps : 60,
+    frame: 0,                 // the session's frame (the harness's count, across documents)
+    now: 0,                   // this document's time, ms (what performance.now reads)
+    originAbs: cfg.startAbs || 0,  // the session's time at this document's time 0
+    originFrame: 0, originRel: 0,  // the session's frame and this document's time when it was synced
+    synced: false,
+    reads: 0,
+    timers: [], timerById: Object.create(null), nextTimer: 1, nest: 0,
+    rafs: [], rafById: Object.create(null), nextRaf: 1,
     dialogs: [], dialogCount: 0, opened: [],
-    texts: new Map(),               // canvas text -> {first, last, count, cv, x, y}
-    circles: [], lastCircles: [],   // arcs drawn this frame / in the last frame that drew any
-    pending: [],                    // arcs of the current path, recorded when it is filled or stroked
-    errors: 0,
+    texts: new N.WeakMap(), textList: [],  // text -> record; records in first-drawn order
+    circles: [], lastCircles: [],  // arcs drawn this frame / in the last frame that drew any
+    pending: [],                   // arcs of the current path, recorded when it is filled or stroked
   };
+  const textIndex = Object.create(null);
   const SPIN_READS = 10000;
-  const FAINT = 0.35;  // circles drawn fainter than this (trails, glows) are not balls
-  // A reload or same-origin navigation continues the tab's virtual time, as a real clock would:
-  // the time is handed to the next document through sessionStorage when this one is hidden.
-  const SAVE_KEY = "__agentbench_clock";
-  try {
-    const saved = JSON.parse(window.sessionStorage.getItem(SAVE_KEY) || "null");
-    if (saved && saved.fps > 0) { S.fps = saved.fps; S.frame = saved.frame; S.now = saved.now; }
-  } catch (e) { /* storage unavailable: the harness re-syncs the clock after load */ }
-  window.addEventListener("pagehide", () => {
-    if (S.noSave) return;  // the harness is resetting the page for the next session
-    try {
-      window.sessionStorage.setItem(SAVE_KEY, JSON.stringify({ fps: S.fps, frame: S.frame, now: S.now }));
-    } catch (e) { /* ignore */ }
-  });
+  const frameAbs = (n) => n * 1000 / S.fps;        // the session's time of frame n
+  // The document's time of frame n (computed from the frame count, so 60 Hz frames fall on exact
+  // multiples of 1000 / 60 as in a fresh document).
+  const frameRel = (n) => S.originRel + (n - S.originFrame) * 1000 / S.fps;
 
-  // Reading the clock: a busy-wait on performance.now/Date.now would never end on a frozen clock,
-  // so after SPIN_READS reads inside one callback every read advances time by 1 us.
+  // A busy-wait on performance.now/Date.now would never end on a frozen clock, so after SPIN_READS
+  // reads inside one callback every read advances time by 1 us.
   function readNow() {
     if (++S.reads > SPIN_READS) S.now += 0.001;
     return S.now;
   }
 
-  // ---- seeded Math.random (mulberry32) ------------------------------------------------------
-  // The first load is deterministic (both refresh-rate runs see the same "random" game); a reload
-  // gets fresh randomness, as a person's reload would (ids made with Math.random must not repeat).
+  // ---- seeded Math.random: 53-bit values like V8's, from two mulberry32 draws ------------------------
+  // The first load of a check is deterministic (both refresh-rate runs see the same game); a
+  // reload gets fresh randomness, as a person's reload would (ids made with Math.random must not repeat).
   let seed = (cfg.seed >>> 0) || 1;
   try {
-    const nav = performance.getEntriesByType("navigation")[0];
-    if (nav && nav.type !== "navigate") seed = (seed ^ Math.floor(Math.random() * 4294967295)) >>> 0 || 1;
+    const nav = call(N.navEntries, performance, "navigation")[0];
+    if (nav && nav.type !== "navigate") seed = (seed ^ floor(apply(N.realRandom, NMath, []) * 4294967295)) >>> 0 || 1;
   } catch (e) { /* keep the configured seed */ }
-  defineValue(Math, "random", function random() {
+  function draw32() {
     seed = (seed + 0x6D2B79F5) >>> 0;
     let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  });
-
-  // ---- performance.now and Date --------------------------------------------------------------
-  defineValue(performance, "now", function now() { return readNow(); });
-  const NDate = N.Date;
-  function FakeDate(...args) {
-    if (!new.target) return new NDate(cfg.epoch + readNow()).toString();
-    if (args.length === 0) return Reflect.construct(NDate, [cfg.epoch + readNow()], new.target);
-    return Reflect.construct(NDate, args, new.target);
+    t = imul(t ^ (t >>> 15), t | 1);
+    t ^= t + imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
   }
-  FakeDate.prototype = NDate.prototype;
-  FakeDate.now = function now() { return Math.floor(cfg.epoch + readNow()); };
-  FakeDate.UTC = NDate.UTC;
-  FakeDate.parse = NDate.parse;
-  defineValue(NDate.prototype, "constructor", FakeDate);
-  defineValue(window, "Date", FakeDate);
+  define(NMath, "random", { random() { return ((draw32() >>> 5) * 67108864 + (draw32() >>> 6)) / 9007199254740992; } }.random);
 
-  // ---- callbacks -------------------------------------------------------------------------------
+  // ---- performance.now and Date -----------------------------------------------------------------------------
+  define(Performance.prototype, "now", { now() { return readNow(); } }.now, true);
+  const dateNow = () => cfg.epoch + S.originAbs + readNow();
+  function Date(...args) {
+    if (!new.target) return str(construct(NDate, [dateNow()]));
+    if (args.length === 0) return construct(NDate, [dateNow()], new.target);
+    return construct(NDate, args, new.target);
+  }
+  defineProperty(Date, "prototype", { value: NDate.prototype, writable: false, enumerable: false, configurable: false });
+  define(Date, "now", { now() { return floor(dateNow()); } }.now);
+  define(Date, "UTC", NDate.UTC);
+  define(Date, "parse", NDate.parse);
+  native(Date, "Date");
+  defineProperty(NDate.prototype, "constructor", { value: Date, writable: true, configurable: true, enumerable: false });
+  define(window, "Date", Date);
+
+  // ---- callbacks ----------------------------------------------------------------------------------------------
   function report(err) {
-    S.errors++;
-    try {
-      if (N.reportError) N.reportError(err);
-    } catch (e) { /* reporting must never stop the clock */ }
+    try { call(N.reportError, window, err); } catch (e) { /* reporting must never stop the clock */ }
   }
   function invoke(fn, self, args) {
     S.reads = 0;
-    try { fn.apply(self, args); } catch (err) { report(err); }
+    try { apply(fn, self, args); } catch (err) { report(err); }
   }
   function toFunction(cb) {
     if (typeof cb === "function") return cb;
-    const code = String(cb);
-    return () => N.Function(code)();
+    const code = str(cb);
+    return () => call(N.Function, undefined, code)();
   }
 
-  // ---- timers --------------------------------------------------------------------------------
+  // ---- timers (due times in document time) ---------------------------------------------------------------
   function addTimer(cb, delay, args, repeat) {
-    delay = Number(delay) || 0;
+    delay = apply(N.Number, undefined, [delay]) || 0;
     if (delay < 0) delay = 0;
     const nest = S.nest + 1;
     if (nest > 5 && delay < 4) delay = 4;  // HTML: nested timeouts are clamped to 4 ms
     if (repeat && delay < 1) delay = 1;
     const id = S.nextTimer++;
-    S.timers.set(id, { id, due: S.now + delay, fn: toFunction(cb), args, delay, repeat, nest });
+    const t = { id, due: S.now + delay, fn: toFunction(cb), args, delay, repeat, nest, dead: false };
+    push(S.timers, t);
+    S.timerById[id] = t;
     return id;
   }
-  const clearTimer = (id) => { S.timers.delete(Number(id)); };
-  defineValue(window, "setTimeout", function setTimeout(cb, delay, ...args) {
-    return addTimer(cb, delay, args, false);
-  });
-  defineValue(window, "setInterval", function setInterval(cb, delay, ...args) {
-    return addTimer(cb, delay, args, true);
-  });
-  defineValue(window, "clearTimeout", function clearTimeout(id) { clearTimer(id); });
-  defineValue(window, "clearInterval", function clearInterval(id) { clearTimer(id); });
-  defineValue(window, "requestIdleCallback", function requestIdleCallback(cb) {
+  function clearTimer(id) {
+    const t = S.timerById[apply(N.Number, undefined, [id])];
+    if (t) { t.dead = true; delete S.timerById[t.id]; }
+  }
+  function compactTimers() {
+    const live = [];
+    for (let i = 0; i < S.timers.length; i++) if (!S.timers[i].dead) push(live, S.timers[i]);
+    S.timers = live;
+  }
+  define(window, "setTimeout", { setTimeout(cb, delay, ...args) { return addTimer(cb, delay, args, false); } }.setTimeout, true);
+  define(window, "setInterval", { setInterval(cb, delay, ...args) { return addTimer(cb, delay, args, true); } }.setInterval, true);
+  define(window, "clearTimeout", { clearTimeout(id) { clearTimer(id); } }.clearTimeout, true);
+  define(window, "clearInterval", { clearInterval(id) { clearTimer(id); } }.clearInterval, true);
+  define(window, "requestIdleCallback", { requestIdleCallback(cb) {
     return addTimer(() => cb({ didTimeout: false, timeRemaining: () => 10 }), 1, [], false);
-  });
-  defineValue(window, "cancelIdleCallback", function cancelIdleCallback(id) { clearTimer(id); });
+  } }.requestIdleCallback, true);
+  define(window, "cancelIdleCallback", { cancelIdleCallback(id) { clearTimer(id); } }.cancelIdleCallback, true);
 
   // Run every timer due at or before `limit`, in due order, each at its own due time.
   function runTimers(limit) {
     let ran = 0;
     for (let guard = 0; guard < 100000; guard++) {
       let next = null;
-      for (const t of S.timers.values()) {
-        if (t.due <= limit && (next === null || t.due < next.due || (t.due === next.due && t.id < next.id))) {
+      for (let i = 0; i < S.timers.length; i++) {
+        const t = S.timers[i];
+        if (!t.dead && t.due <= limit && (next === null || t.due < next.due || (t.due === next.due && t.id < next.id))) {
           next = t;
         }
       }
@@ -168,9 +206,10 @@
         let delay = next.delay;
         next.nest++;
         if (next.nest > 5 && delay < 4) delay = 4;
-        next.due = Math.max(next.due + delay, S.now + 0.001);
+        next.due = mathMax(next.due + delay, S.now + 0.001);
       } else {
-        S.timers.delete(next.id);
+        next.dead = true;
+        delete S.timerById[next.id];
       }
       const saved = S.nest;
       S.nest = next.nest;
@@ -178,484 +217,257 @@
       S.nest = saved;
       ran++;
     }
+    if (S.timers.length > 64) compactTimers();
     return ran;
   }
 
-  // ---- animation frames ----------------------------------------------------------------------
-  const raf = function requestAnimationFrame(cb) {
+  // ---- animation frames ----------------------------------------------------------------------------------
+  const raf = native({ requestAnimationFrame(cb) {
     const id = S.nextRaf++;
-    S.rafs.set(id, cb);
+    const r = { id, cb, dead: false };
+    push(S.rafs, r);
+    S.rafById[id] = r;
     return id;
-  };
-  const caf = function cancelAnimationFrame(id) { S.rafs.delete(Number(id)); };
-  defineValue(window, "requestAnimationFrame", raf);
-  defineValue(window, "cancelAnimationFrame", caf);
-  defineValue(window, "webkitRequestAnimationFrame", raf);
-  defineValue(window, "webkitCancelAnimationFrame", caf);
+  } }.requestAnimationFrame, "requestAnimationFrame");
+  const caf = native({ cancelAnimationFrame(id) {
+    const r = S.rafById[apply(N.Number, undefined, [id])];
+    if (r) { r.dead = true; delete S.rafById[r.id]; }
+  } }.cancelAnimationFrame, "cancelAnimationFrame");
+  define(window, "requestAnimationFrame", raf, true);
+  define(window, "cancelAnimationFrame", caf, true);
+  define(window, "webkitRequestAnimationFrame", raf, true);
+  define(window, "webkitCancelAnimationFrame", caf, true);
 
-  // ---- dialogs and popups: answered at once, recorded -------------------------------------------
+  // ---- dialogs and popups: answered at once, recorded ---------------------------------------------------
   const dialog = (kind, answer) => function (message) {
     S.dialogCount++;
-    if (S.dialogs.length < 50) S.dialogs.push(kind + ": " + String(message === undefined ? "" : message));
+    if (S.dialogs.length < 50) push(S.dialogs, kind + ": " + call(N.strSlice, str(message === undefined ? "" : message), 0, 2000));
     return answer;
   };
-  defineValue(window, "alert", dialog("alert", undefined));
-  defineValue(window, "confirm", dialog("confirm", false));
-  defineValue(window, "prompt", dialog("prompt", null));
-  defineValue(window, "open", function open(url) {
-    if (S.opened.length < 20) S.opened.push(String(url));
+  define(window, "alert", { alert(message) { return call(dialog("alert", undefined), this, message); } }.alert, true);
+  define(window, "confirm", { confirm(message) { return call(dialog("confirm", false), this, message); } }.confirm, true);
+  define(window, "prompt", { prompt(message) { return call(dialog("prompt", null), this, message); } }.prompt, true);
+  define(window, "open", { open(url) {
+    if (S.opened.length < 20) push(S.opened, call(N.strSlice, str(url), 0, 2000));
     return null;
-  });
+  } }.open, true);
 
-  // ---- canvas instrumentation: text and circles drawn (what a person would read and see) ------
+  // ---- canvas instrumentation: text and circles drawn (what a person would read and see) --------------
   const C2D = CanvasRenderingContext2D.prototype;
-  for (const name of ["fillText", "strokeText"]) {
-    const orig = C2D[name];
-    defineValue(C2D, name, function (text, ...rest) {
-      try {
-        const key = String(text).slice(0, 200);
-        let rec = S.texts.get(key);
-        if (rec) { rec.last = S.now; rec.count++; } else if (S.texts.size < 500) {
-          rec = { first: S.now, last: S.now, count: 1 };
-          S.texts.set(key, rec);
-        }
-        if (rec) {  // where it was drawn (its centre, canvas px): a drawn "Play" button can be clicked
-          const m = N.getTransform.call(this);
-          const x = Number(rest[0]) || 0, y = Number(rest[1]) || 0;
-          const w = key.length * (parseFloat(this.font) || 10) * 0.5;
-          const al = this.textAlign;
-          const cx = al === "center" ? x : (al === "right" || al === "end") ? x - w / 2 : x + w / 2;
-          const cy = this.textBaseline === "top" ? y + 5 : this.textBaseline === "middle" ? y : y - 5;
-          rec.cv = this.canvas; rec.x = m.a * cx + m.c * cy + m.e; rec.y = m.b * cx + m.d * cy + m.f;
-        }
-      } catch (e) { /* ignore */ }
-      return orig.call(this, text, ...rest);
-    });
+  const hooks = {
+    fillText: C2D.fillText, strokeText: C2D.strokeText, arc: C2D.arc, ellipse: C2D.ellipse,
+    beginPath: C2D.beginPath, fill: C2D.fill, stroke: C2D.stroke,
+  };
+  function recordText(ctx, text, x, y) {
+    try {
+      const key = call(N.strSlice, str(text), 0, 200);
+      let rec = textIndex[key];
+      const at = S.originAbs + S.now;
+      if (rec) { rec.last = at; rec.count++; } else if (S.textList.length < 500) {
+        rec = { text: key, first: at, last: at, count: 1, cv: null, x: 0, y: 0 };
+        textIndex[key] = rec;
+        push(S.textList, rec);
+      }
+      if (rec) {  // where it was drawn (its centre, canvas px): a drawn "Play" button can be clicked
+        const m = call(N.getTransform, ctx);
+        x = apply(N.Number, undefined, [x]) || 0; y = apply(N.Number, undefined, [y]) || 0;
+        const w = key.length * (call(N.parseFloat, undefined, call(N.font, ctx)) || 10) * 0.5;
+        const al = call(N.textAlign, ctx), bl = call(N.textBaseline, ctx);
+        const cx = al === "center" ? x : (al === "right" || al === "end") ? x - w / 2 : x + w / 2;
+        const cy = bl === "top" ? y + 5 : bl === "middle" ? y : y - 5;
+        rec.cv = call(N.canvasOf, ctx); rec.x = m.a * cx + m.c * cy + m.e; rec.y = m.b * cx + m.d * cy + m.f;
+      }
+    } catch (e) { /* ignore */ }
   }
+  define(C2D, "fillText", { fillText(text, x, y, maxWidth) {
+    recordText(this, text, x, y);
+    return apply(hooks.fillText, this, arguments.length > 3 ? [text, x, y, maxWidth] : [text, x, y]);
+  } }.fillText, true);
+  define(C2D, "strokeText", { strokeText(text, x, y, maxWidth) {
+    recordText(this, text, x, y);
+    return apply(hooks.strokeText, this, arguments.length > 3 ? [text, x, y, maxWidth] : [text, x, y]);
+  } }.strokeText, true);
   // An arc is recorded when its path is filled or stroked (the colour is often set after arc()),
   // with how opaque it was drawn: faint trails and glows are not balls. A flat ellipse (a shadow
   // on the floor) is not a ball either.
   function recordCircle(ctx, x, y, rx, ry, a0, a1) {
     try {
-      const sweep = Math.abs(a1 - a0);
-      if (!(sweep >= Math.PI) || S.pending.length > 200) return;
-      if (Math.min(rx, ry) < 0.5 * Math.max(rx, ry)) return;
-      const m = N.getTransform.call(ctx);
-      const scale = Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
-      S.pending.push([ctx.canvas, m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f,
-        Math.max(rx, ry) * scale]);
+      const sweep = abs(a1 - a0);
+      if (!(sweep >= PI) || S.pending.length > 200) return;
+      if (mathMin(rx, ry) < 0.5 * mathMax(rx, ry)) return;
+      const m = call(N.getTransform, ctx);
+      const scale = sqrt(abs(m.a * m.d - m.b * m.c));
+      push(S.pending, [call(N.canvasOf, ctx), m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f,
+        mathMax(rx, ry) * scale]);
     } catch (e) { /* ignore */ }
   }
   function styleAlpha(style) {
     if (typeof style !== "string") return 1;  // gradients and patterns: taken as opaque
-    if (style.charCodeAt(0) === 35) return style.length === 9 ? parseInt(style.slice(7), 16) / 255 : 1;
-    const i = style.lastIndexOf(",");
-    return style.startsWith("rgba") && i > 0 ? parseFloat(style.slice(i + 1)) : 1;
+    if (call(N.charCodeAt, style, 0) === 35) {
+      return style.length === 9 ? call(N.parseInt, undefined, call(N.strSlice, style, 7), 16) / 255 : 1;
+    }
+    const i = call(N.lastIndexOf, style, ",");
+    return call(N.startsWith, style, "rgba") && i > 0 ? call(N.parseFloat, undefined, call(N.strSlice, style, i + 1)) : 1;
   }
   function commitCircles(ctx, style) {
     if (!S.pending.length) return;
     try {
-      const alpha = ctx.globalAlpha * styleAlpha(style);
-      for (const c of S.pending) {
-        if (c.length === 4 && c[0] === ctx.canvas && S.circles.length < 2000) {
-          c.push(alpha);
-          S.circles.push(c);
+      const alpha = call(N.globalAlpha, ctx) * styleAlpha(style);
+      const cv = call(N.canvasOf, ctx);
+      for (let i = 0; i < S.pending.length; i++) {
+        const c = S.pending[i];
+        if (c.length === 4 && c[0] === cv && S.circles.length < 2000) {
+          push(c, alpha);
+          push(S.circles, c);
         }
       }
     } catch (e) { /* ignore */ }
   }
-  for (const [name, arity] of [["arc", 3], ["ellipse", 4]]) {
-    const orig = C2D[name];
-    defineValue(C2D, name, function (...a) {
-      if (arity === 3) recordCircle(this, a[0], a[1], a[2], a[2], a[3], a[4]);
-      else recordCircle(this, a[0], a[1], a[2], a[3], a[5], a[6]);
-      return orig.apply(this, a);
-    });
-  }
-  const beginPath = C2D.beginPath;
-  defineValue(C2D, "beginPath", function () { S.pending = []; return beginPath.call(this); });
-  for (const [name, prop] of [["fill", "fillStyle"], ["stroke", "strokeStyle"]]) {
-    const orig = C2D[name];
-    defineValue(C2D, name, function (...a) {
-      if (!(a[0] instanceof Path2D)) commitCircles(this, this[prop]);
-      return orig.apply(this, a);
-    });
-  }
+  define(C2D, "arc", { arc(x, y, r, a0, a1, ccw) {
+    recordCircle(this, x, y, r, r, a0, a1);
+    return apply(hooks.arc, this, arguments);
+  } }.arc, true);
+  define(C2D, "ellipse", { ellipse(x, y, rx, ry, rot, a0, a1, ccw) {
+    recordCircle(this, x, y, rx, ry, a0, a1);
+    return apply(hooks.ellipse, this, arguments);
+  } }.ellipse, true);
+  define(C2D, "beginPath", { beginPath() { S.pending = []; return apply(hooks.beginPath, this, []); } }.beginPath, true);
+  define(C2D, "fill", { fill(a, b) {
+    if (!(a instanceof N.Path2D)) commitCircles(this, call(N.fillStyle, this));
+    return apply(hooks.fill, this, arguments);
+  } }.fill, true);
+  define(C2D, "stroke", { stroke(a) {
+    if (!(a instanceof N.Path2D)) commitCircles(this, call(N.strokeStyle, this));
+    return apply(hooks.stroke, this, arguments);
+  } }.stroke, true);
   // WebGL canvases keep their drawing buffer so a capture between frames is not blank.
-  defineValue(HTMLCanvasElement.prototype, "getContext", function getContext(kind, opts) {
-    if (typeof kind === "string" && kind.indexOf("webgl") === 0) {
-      opts = Object.assign({}, opts || {}, { preserveDrawingBuffer: true });
+  define(HTMLCanvasElement.prototype, "getContext", { getContext(kind, opts) {
+    if (typeof kind === "string" && call(N.indexOf, kind, "webgl") === 0) {
+      opts = apply(N.assign, undefined, [{}, opts || {}, { preserveDrawingBuffer: true }]);
     }
-    return N.getContext.call(this, kind, opts);
-  });
+    return call(N.getContext, this, kind, opts);
+  } }.getContext, true);
 
-  // ---- capture ---------------------------------------------------------------------------------
-  // A person sees a canvas that is laid out inside the viewport and not hidden by itself or an
-  // ancestor (an offscreen buffer canvas, or one under an opacity-0 parent, is not the game).
-  function shown(el, r) {
-    const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
-    if (r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) return false;
-    if (el.checkVisibility) return el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
-    const st = N.getComputedStyle(el);
-    return !(st.display === "none" || st.visibility === "hidden" || Number(st.opacity) === 0);
+  // Canvases are named to the harness by their place among the document's canvases (elements do
+  // not cross from this world to the harness's): -1 for one that is not in the document.
+  function canvasIndex(cv, list) {
+    for (let i = 0; i < list.length; i++) if (list[i] === cv) return i;
+    return -1;
   }
-  function visibleCanvases() {
-    const out = [];
-    for (const c of N.querySelectorAll.call(document, "canvas")) {
-      const r = N.getRect.call(c);
-      if (r.width < 8 || r.height < 8 || c.width < 8 || c.height < 8) continue;
-      if (!shown(c, r)) continue;
-      out.push({ c, r });
+  function circlesOut(circles) {
+    const list = call(N.byTag, document, "canvas"), out = [];
+    for (let i = 0; i < circles.length; i++) {
+      const c = circles[i];
+      push(out, [canvasIndex(c[0], list), c[1], c[2], c[3], c[4]]);
     }
     return out;
   }
-  let small = null;
-  let canvasCache = null;  // the visible canvases, looked up once per run() (layout is costly)
-  // Capture the largest visible canvas (layered canvases composed in document order) downscaled
-  // to capWidth; returns metadata and the raw RGB bytes (compressed later, per batch).
-  // Pages without a canvas are captured as a raster of their element boxes (background colours,
-  // rounded boxes, images, text) drawn into the small canvas: fast enough to capture inside the
-  // stepping evaluate, and what moves on screen moves in it.
-  function rasterDom(sctx, w, h) {
-    const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
-    const sx = w / vw, sy = h / vh;
-    const bodyBg = N.getComputedStyle(document.body || document.documentElement).backgroundColor;
-    const rootBg = N.getComputedStyle(document.documentElement).backgroundColor;
-    sctx.fillStyle = "#fff"; sctx.fillRect(0, 0, w, h);
-    for (const bg of [rootBg, bodyBg]) {
-      if (bg && bg !== "rgba(0, 0, 0, 0)" && bg !== "transparent") { sctx.fillStyle = bg; sctx.fillRect(0, 0, w, h); }
-    }
-    const all = N.querySelectorAll.call(document, "body *");
-    for (let i = 0; i < all.length && i < 3000; i++) {
-      const el = all[i];
-      const tag = el.tagName;
-      if (tag === "SCRIPT" || tag === "STYLE" || tag === "TEMPLATE" || tag === "HEAD") continue;
-      const r = N.getRect.call(el);
-      if (r.width <= 0 || r.height <= 0 || r.right < 0 || r.bottom < 0 || r.left > vw || r.top > vh) continue;
-      const st = N.getComputedStyle(el);
-      if (st.visibility === "hidden" || Number(st.opacity) === 0) continue;
-      const x = r.left * sx, y = r.top * sy, bw = r.width * sx, bh = r.height * sy;
-      if (el instanceof SVGElement) {  // SVG shapes: their fill, as an ellipse or a box
-        const fill = st.fill;
-        if (tag !== "svg" && tag !== "g" && fill && fill !== "none" && fill.startsWith("rgb")) {
-          sctx.fillStyle = fill;
-          if (tag === "circle" || tag === "ellipse") {
-            N.beginPath.call(sctx);
-            N.ellipse.call(sctx, x + bw / 2, y + bh / 2, bw / 2, bh / 2, 0, 0, Math.PI * 2);
-            N.fill.call(sctx);
-          } else {
-            sctx.fillRect(x, y, bw, bh);
-          }
-        }
-        if (tag !== "text" && tag !== "tspan") continue;
-      }
-      const bg = st.backgroundColor;
-      if (bg && bg !== "rgba(0, 0, 0, 0)" && bg !== "transparent") {
-        sctx.fillStyle = bg;
-        const rad = parseFloat(st.borderTopLeftRadius) || 0;
-        if (rad * 2 >= Math.min(r.width, r.height) * 0.9) {
-          N.beginPath.call(sctx);
-          N.ellipse.call(sctx, x + bw / 2, y + bh / 2, bw / 2, bh / 2, 0, 0, Math.PI * 2);
-          N.fill.call(sctx);
-        } else {
-          sctx.fillRect(x, y, bw, bh);
-        }
-      }
-      const bwid = parseFloat(st.borderTopWidth) || 0;
-      if (bwid > 0 && st.borderTopStyle !== "none") {
-        sctx.strokeStyle = st.borderTopColor; sctx.lineWidth = Math.max(0.5, bwid * sx);
-        sctx.strokeRect(x, y, bw, bh);
-      }
-      if (tag === "IMG" || tag === "CANVAS" || tag === "VIDEO") {
-        try { N.drawImage.call(sctx, el, x, y, bw, bh); } catch (e) { /* not drawable */ }
-        continue;
-      }
-      for (const node of el.childNodes) {
-        if (node.nodeType !== 3) continue;
-        const text = node.textContent.trim();
-        if (!text) continue;
-        const size = (parseFloat(st.fontSize) || 16) * sy;
-        sctx.fillStyle = st.color;
-        sctx.font = `${st.fontWeight} ${Math.max(1, size)}px ${st.fontFamily}`;
-        sctx.textBaseline = "top";
-        N.fillText.call(sctx, text, x, y + Math.max(0, (bh - size) / 2), bw + 1);
-      }
-    }
-  }
-  function captureRaw() {
-    const list = canvasCache || visibleCanvases();
-    let main = list[0] || null;
-    for (const it of list) if (it.r.width * it.r.height > main.r.width * main.r.height) main = it;
-    if (!small) small = N.createElement.call(document, "canvas");
-    let w, h;
-    if (main === null) {
-      w = S.capWidth; h = Math.max(8, Math.round(w * (window.innerHeight || 600) / (window.innerWidth || 800)));
-    } else {
-      w = Math.max(8, Math.min(S.capWidth, Math.round(main.r.width)));
-      h = Math.max(8, Math.round(w * main.r.height / main.r.width));
-    }
-    if (small.width !== w || small.height !== h) { small.width = w; small.height = h; }
-    const sctx = N.getContext.call(small, "2d", { willReadFrequently: true });
-    if (main === null) {
-      rasterDom(sctx, w, h);
-    } else {
-      sctx.fillStyle = "#fff";
-      sctx.fillRect(0, 0, w, h);
-      const sx = w / main.r.width, sy = h / main.r.height;
-      for (const it of list) {  // layered canvases are composed in document order
-        const dx = (it.r.left - main.r.left) * sx, dy = (it.r.top - main.r.top) * sy;
-        if (dx >= w || dy >= h || dx + it.r.width * sx <= 0 || dy + it.r.height * sy <= 0) continue;
-        try { N.drawImage.call(sctx, it.c, dx, dy, it.r.width * sx, it.r.height * sy); } catch (e) { /* tainted */ }
-      }
-    }
-    // RGBA as read (Python drops the alpha bytes at C speed: a per-pixel JS loop is slow in a
-    // fresh renderer whose JIT is cold).
-    const rgb = new Uint8Array(N.getImageData.call(sctx, 0, 0, w, h).data.buffer);
-    if (main === null) {
-      return { meta: { w, h, circles: [], canvas: null, dom: true,
-        rect: [0, 0, window.innerWidth || 800, window.innerHeight || 600] }, rgb };
-    }
-    const circles = [];
-    for (const [cv, x, y, r, a] of S.lastCircles) if (cv === main.c && a >= FAINT) circles.push([x, y, r]);
-    return {
-      meta: { w, h, circles, canvas: [main.c.width, main.c.height],
-        rect: [main.r.left, main.r.top, main.r.width, main.r.height] },
-      rgb,
-    };
-  }
-  function toBase64(bytes) {
-    const parts = [];
-    for (let i = 0; i < bytes.length; i += 8192) {
-      parts.push(N.fromCharCode.apply(null, bytes.subarray(i, i + 8192)));
-    }
-    return N.btoa(parts.join(""));
-  }
-  // Deflate a batch of raw captures natively; Python inflates with zlib.
-  async function pack(raws) {
-    let total = 0;
-    for (const r of raws) total += r.length;
-    const all = new Uint8Array(total);
-    let o = 0;
-    for (const r of raws) { all.set(r, o); o += r.length; }
-    const stream = new N.Blob([all]).stream().pipeThrough(new N.CompressionStream("deflate"));
-    const packed = new Uint8Array(await new N.Response(stream).arrayBuffer());
-    return toBase64(packed);
-  }
-  async function capture() {
-    const c = captureRaw();
-    c.meta.data = await pack([c.rgb]);
-    return c.meta;
-  }
 
-  // ---- ball tracking: the visible canvas that draws the most circles, else round DOM elements ----
-  function pickTrackCanvas() {
-    const list = visibleCanvases();
-    let best = null, bestN = 0, big = null;
-    for (const it of list) {
-      let n = 0;
-      for (const c of S.lastCircles) if (c[0] === it.c && c[4] >= FAINT) n++;
-      if (n > bestN) { best = it.c; bestN = n; }
-      if (big === null || it.r.width * it.r.height > big.r.width * big.r.height) big = it;
-    }
-    if (best) return best;
-    if (big) return null;  // a canvas that has drawn no circle yet: look again next frame
-    return findDomBalls();
-  }
-  // Round elements (border-radius of half their size, SVG circles and ellipses) that a person
-  // sees as balls; their arena is the element they are positioned in (an <svg>, a box, else the
-  // viewport). Looked up once; their boxes are read every frame.
-  function findDomBalls() {
-    const els = [];
-    const all = N.querySelectorAll.call(document, "body *");
-    for (let i = 0; i < all.length && i < 3000; i++) {
-      const el = all[i];
-      const tag = el.tagName.toLowerCase();
-      const r = N.getRect.call(el);
-      if (r.width < 3 || r.height < 3 || r.width > 300 || Math.abs(r.width - r.height) > 0.5 * r.width) continue;
-      if (tag === "circle" || tag === "ellipse") { els.push(el); continue; }
-      if (el instanceof SVGElement) continue;
-      const st = N.getComputedStyle(el);
-      const rad = parseFloat(st.borderTopLeftRadius) || 0;
-      const pct = st.borderTopLeftRadius.endsWith("%") ? rad / 100 * r.width : rad;
-      if (pct * 2 >= 0.9 * Math.min(r.width, r.height) && (st.position === "absolute" || st.position === "fixed"
-          || st.transform !== "none" || st.position === "relative")) els.push(el);
-    }
-    if (!els.length) return null;
-    const first = els[0];
-    let arena = first instanceof SVGElement ? first.ownerSVGElement : first.offsetParent;
-    if (arena === document.body || arena === document.documentElement) arena = null;
-    return { dom: true, els, arena };
-  }
-  function arenaRect(t) {
-    if (t.arena) {  // inside its border: where a ball can be seen
-      const r = N.getRect.call(t.arena), el = t.arena;
-      if (!(el.clientWidth > 0)) return r;
-      return { left: r.left + el.clientLeft, top: r.top + el.clientTop, width: el.clientWidth, height: el.clientHeight };
-    }
-    return { left: 0, top: 0, width: window.innerWidth || 800, height: window.innerHeight || 600 };
-  }
-  function domCircles(t, out) {
-    const a = arenaRect(t);
-    for (const el of t.els) {
-      if (!el.isConnected) continue;
-      const r = N.getRect.call(el);
-      if (r.width <= 0) continue;
-      out.push([r.left + r.width / 2 - a.left, r.top + r.height / 2 - a.top, Math.max(r.width, r.height) / 2]);
-    }
-  }
-  function trackSize(t) {
-    if (!t.dom) return [t.width, t.height];
-    const a = arenaRect(t);
-    return [Math.round(a.width), Math.round(a.height)];
-  }
-
-  // ---- stepping --------------------------------------------------------------------------------
-  let channel = null, wake = null;  // one channel for every yield (creating one costs more)
-  function yieldTask() {
-    if (channel === null) {
-      channel = new N.MessageChannel();
-      channel.port1.onmessage = () => { const w = wake; wake = null; if (w) w(); };
-    }
-    return new N.Promise((resolve) => { wake = resolve; channel.port2.postMessage(0); });
-  }
-  function frameTime(n) { return n * 1000 / S.fps; }
-  async function stepFrame() {
-    S.frame++;
-    const ft = frameTime(S.frame);
-    S.circles = [];
-    if (runTimers(ft) > 0) await null;  // let promise continuations of timers run first
-    if (S.now < ft) S.now = ft;
-    const due = Array.from(S.rafs.entries());
-    S.rafs.clear();
-    for (const [, cb] of due) invoke(cb, window, [ft]);
-    await yieldTask();
+  // ---- stepping, driven by the harness one frame at a time ---------------------------------------------
+  // frame(n): the circles of the frame before are committed, then frame n begins: timers due up to
+  // its time run (the harness lets their promise continuations run), then rafs(): its animation
+  // frame callbacks. The harness yields a real task between frames.
+  function commit() {
     if (S.circles.length) S.lastCircles = S.circles;
+    S.circles = [];
   }
-
   const api = {
-    // The harness calls every method through here: one JSON string is far cheaper for
-    // Playwright to carry than a structured value.
-    async call(method, args) {
-      const result = await api[method](...args);
-      return N.stringify(result === undefined ? null : result);
-    },
-    // Run frames up to `toFrame`; capture when a frame reaches capBase + k * capMs (k >= 1).
-    async run(toFrame, capBase, capMs, capIndex, expectId, track) {
+    frame(n, expectId) {
       if (expectId && expectId !== S.id) return { stale: true };
-      const out = [], raws = [], tracks = [];
-      let trackCanvas = null;
-      S.stepping = true;
-      canvasCache = null;
-      try {
-        while (S.frame < toFrame) {
-          await stepFrame();
-          if (track) {  // circles drawn on the canvas that draws them, every frame (cheap: no pixels)
-            if (trackCanvas === null) trackCanvas = pickTrackCanvas() || undefined;  // once per run()
-            const cs = [];
-            if (trackCanvas && trackCanvas.dom) {
-              domCircles(trackCanvas, cs);
-            } else if (trackCanvas) {
-              for (const [cv, x, y, r, a] of S.lastCircles) if (cv === trackCanvas && a >= FAINT) cs.push([x, y, r]);
-            }
-            tracks.push([S.frame, cs]);
-          }
-          if (capMs > 0 && frameTime(S.frame) >= capBase + capIndex * capMs - 1e-6) {
-            capIndex++;
-            if (canvasCache === null) canvasCache = visibleCanvases();
-            const c = captureRaw();
-            c.meta.frame = S.frame; out.push(c.meta); raws.push(c.rgb);
-          }
-        }
-      } finally { S.stepping = false; canvasCache = null; }
-      const data = raws.length ? await pack(raws) : "";
-      return { frame: S.frame, now: S.now, captures: out, data, capIndex, dialogs: S.dialogs.slice(), tracks,
-        trackSize: trackCanvas ? trackSize(trackCanvas) : null };
+      commit();
+      S.frame = n;
+      return { ran: runTimers(frameRel(n)) };
     },
-    capture,
-    hasCanvas() { return visibleCanvases().length > 0; },
-    // The largest visible canvas's box in CSS px (the viewport when there is none).
-    mainRect() {
-      const list = visibleCanvases();
-      let main = list[0] || null;
-      for (const it of list) if (it.r.width * it.r.height > main.r.width * main.r.height) main = it;
-      if (main === null) return { rect: [0, 0, window.innerWidth, window.innerHeight], canvas: false };
-      return { rect: [main.r.left, main.r.top, main.r.width, main.r.height], canvas: true };
+    rafs() {
+      const ft = frameRel(S.frame);
+      if (S.now < ft) S.now = ft;
+      const due = S.rafs;
+      S.rafs = [];
+      S.rafById = Object.create(null);
+      for (let i = 0; i < due.length; i++) if (!due[i].dead) invoke(due[i].cb, window, [ft]);
+      return null;
     },
-    // After a navigation the new document's clock starts at 0: move it to the session's frame.
-    // `fps` and `capWidth` are the session's (a pooled context serves sessions at any rate).
-    sync(frame, fps, capWidth) {
-      if (fps > 0) S.fps = fps;
-      if (capWidth > 0) S.capWidth = capWidth;
-      if (S.frame < frame) {
-        const shift = frameTime(frame) - S.now;
-        S.frame = frame;
-        if (shift > 0) {
-          S.now += shift;
-          for (const t of S.timers.values()) t.due += shift;
-        }
+    commit(track) { commit(); return track ? circlesOut(S.lastCircles) : null; },
+    circles() { return circlesOut(S.lastCircles); },
+    // After a load the harness moves a new document to the session's frame and rate; this
+    // document's own time (performance.now) goes on from where it is, as in a browser.
+    sync(frame, fps) {
+      if (fps > 0 && !S.synced) S.fps = fps;
+      if (!S.synced) {
+        S.originFrame = frame;
+        S.originRel = S.now;
+        S.originAbs = frameAbs(frame) - S.now;
+        S.synced = true;
       }
+      if (S.frame < frame) S.frame = frame;
       return S.id;
     },
     state() {
       return {
-        id: S.id, frame: S.frame, now: S.now, dialogs: S.dialogs.slice(), dialogCount: S.dialogCount,
-        opened: S.opened.slice(), pendingTimers: S.timers.size, pendingRafs: S.rafs.size,
+        id: S.id, frame: S.frame, now: S.originAbs + S.now, dialogs: S.dialogs, dialogCount: S.dialogCount,
+        opened: S.opened, pendingTimers: S.timers.length, pendingRafs: S.rafs.length,
       };
     },
+    // Canvas text drawn so far: [text, first ms, last ms, times, canvas index, x, y] (session times).
     texts() {
-      const out = [];
-      for (const [text, r] of S.texts) out.push([text, r.first, r.last, r.count]);
+      const list = call(N.byTag, document, "canvas"), out = [];
+      for (let i = 0; i < S.textList.length; i++) {
+        const r = S.textList[i];
+        const idx = r.cv && call(N.isConnected, r.cv) ? canvasIndex(r.cv, list) : -1;
+        push(out, [r.text, r.first, r.last, r.count, idx, r.x, r.y]);
+      }
       return out;
     },
-    // Where to click for a control whose text matches `pattern` (a Start, Play again, Restart
-    // button): a visible element (buttons and links first, the smallest box), else canvas text
-    // drawn in the last half second. [x, y, what] in viewport px, or null.
-    findTarget(pattern) {
-      const re = new RegExp(pattern, "i");
-      const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
-      let best = null, bestScore = Infinity;
-      const all = N.querySelectorAll.call(document, "body *");
-      for (let i = 0; i < all.length && i < 3000; i++) {
-        const el = all[i];
-        const tag = el.tagName;
-        if (tag === "SCRIPT" || tag === "STYLE") continue;
-        let text = "";
-        if (tag === "INPUT") text = el.value || "";
-        else for (const node of el.childNodes) if (node.nodeType === 3) text += node.textContent;
-        text = (text.trim() || (el.getAttribute("aria-label") || "")).slice(0, 80);
-        if (!text || !re.test(text)) continue;
-        let target = el;  // text inside a button's <span>: click the button
-        const up = el.closest && el.closest("button,a,[role=button],input");
-        if (up) target = up;
-        const r = N.getRect.call(target);
-        if (r.width <= 0 || r.height <= 0 || !shown(target, r)) continue;
-        const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
-        if (cx < 0 || cy < 0 || cx > vw || cy > vh) continue;
-        const clickable = up || el.onclick || el.getAttribute("onclick") || N.getComputedStyle(el).cursor === "pointer";
-        const score = (clickable ? 0 : 1e7) + r.width * r.height;
-        if (score < bestScore) { best = [cx, cy, text]; bestScore = score; }
-      }
-      if (best) return best;
-      for (const [text, r] of S.texts) {
-        if (!r.cv || r.last < S.now - 500 || !re.test(text) || !r.cv.isConnected) continue;
-        const b = N.getRect.call(r.cv);
-        if (b.width <= 0 || !shown(r.cv, b)) continue;
-        return [b.left + r.x * b.width / r.cv.width, b.top + r.y * b.height / r.cv.height, text];
-      }
-      return null;
-    },
-    // Called by the harness on its own blank page (no artefact code) before the page is reused:
-    // what the browser-side clear of the origin's data leaves, the tab's session storage and
-    // window.name, and this document's hand-over of the clock to the next one.
-    wipe() {
-      S.noSave = true;
-      try { window.sessionStorage.clear(); } catch (e) { /* ignore */ }
-      try { window.name = ""; } catch (e) { /* ignore */ }
-      return true;
-    },
-    domText() {
-      try { return document.body ? document.body.innerText.slice(0, 20000) : ""; } catch (e) { return ""; }
-    },
   };
-  Object.defineProperty(window, "__agentbenchClock", { value: api, enumerable: false, configurable: false });
-})();
+
+  // ---- the channel -------------------------------------------------------------------------------------------
+  // A plain-data serializer of our own: JSON.stringify would call a toJSON the page put on
+  // Object.prototype or Array.prototype.
+  function ser(v) {
+    if (v === null || v === undefined) return "null";
+    const t = typeof v;
+    if (t === "number") return v === v && v !== Infinity && v !== -Infinity ? stringify(v) : "null";
+    if (t === "string" || t === "boolean") return stringify(v);
+    if (isArray(v)) {
+      let out = "[";
+      for (let i = 0; i < v.length; i++) out += (i ? "," : "") + ser(v[i]);
+      return out + "]";
+    }
+    if (t === "object") {
+      const ks = objectKeys(v);
+      let out = "{";
+      for (let i = 0; i < ks.length; i++) out += (i ? "," : "") + stringify(ks[i]) + ":" + ser(v[ks[i]]);
+      return out + "}";
+    }
+    return "null";
+  }
+  // Which captured built-ins the page replaced (said when a request fails: the page broke its world).
+  const watched = [
+    [Function.prototype, "call"], [Function.prototype, "apply"], [Array, "from"], [JSON, "stringify"],
+    [JSON, "parse"], [Object, "keys"], [Reflect, "apply"], [EventTarget.prototype, "dispatchEvent"],
+    [window, "CustomEvent"],
+  ];
+  const pristine = [];
+  for (let i = 0; i < watched.length; i++) push(pristine, watched[i][0][watched[i][1]]);
+  function tampered() {
+    const out = [];
+    for (let i = 0; i < watched.length; i++) {
+      try { if (watched[i][0][watched[i][1]] !== pristine[i]) push(out, watched[i][1]); } catch (e) { push(out, watched[i][1]); }
+    }
+    return out;
+  }
+  const channel = cfg.channel, reply = cfg.channel + ":r";
+  call(N.addEventListener, window, channel, (ev) => {
+    let out;
+    try {
+      const req = parse(call(N.detail, ev));
+      const fn = api[req[0]];
+      out = "{\"ok\":" + ser(fn ? apply(fn, api, isArray(req[1]) ? req[1] : []) : null) + "}";
+    } catch (err) {
+      let msg = "error";
+      try { msg = str(err && err.message); } catch (e) { /* keep "error" */ }
+      out = "{\"err\":" + stringify(msg) + ",\"tampered\":" + ser(tampered()) + "}";
+    }
+    call(N.dispatchEvent, window, new N.CustomEvent(reply, { detail: out }));
+  });
+})(__AB_CONFIG__);

@@ -67,24 +67,16 @@ _CHECK_LIMIT_S = 30.0  # per check; the harness gives all of a task's checks 240
 _animation_budget: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
 
 
-# The library is installed once per document as a hidden global and re-installed after a reload;
-# each read also counts running CSS animations, which run in real time, not on the virtual clock.
-_MISSING = "__ab_find_missing__"
-_CALL = (
-    "(a) => { const ab = window.__abFind; if (!ab) return " + repr(_MISSING) + "; "
-    "return { r: ab[a.fn](a.arg), anim: ab.animating() }; }"
-)
-_INSTALL = (
-    "(a) => {\n" + _JS + "\nObject.defineProperty(window, '__abFind', { value: AB, configurable: true });"
-    "\nreturn { r: AB[a.fn](a.arg), anim: AB.animating() }; }"
-)
+# The library is installed once per document in the harness's isolated world (see
+# PageSession.read), where the page can neither see it nor replace what it reads with; each read
+# also counts running CSS animations, which run in real time, not on the virtual clock.
+_LIBRARY = "find"
+_SOURCE = ("(() => {\n" + _JS + "\nreturn Object.assign(AB, "
+           "{ call: (a) => ({ r: AB[a.fn](a.arg), anim: AB.animating() }) }); })()")
 
 
 async def _call(session: PageSession, fn: str, arg: Any) -> dict[str, Any]:
-    out = await session.eval(_CALL, {"fn": fn, "arg": arg})
-    if out == _MISSING:
-        out = await session.eval(_INSTALL, {"fn": fn, "arg": arg})
-    return out
+    return await session.read(_LIBRARY, _SOURCE, "call", {"fn": fn, "arg": arg})
 
 
 async def dom(session: PageSession, fn: str, arg: Any = None) -> Any:

@@ -12,7 +12,7 @@ small machine, three times a whole second of play, so a session that ends cleanl
 context back; the next session gets it after a wipe: the old document is unloaded (its unload
 handlers run), cookies, local storage, IndexedDB, cache storage and service workers of the
 origin are cleared from the browser side, session storage and ``window.name`` from a blank page
-of our own, and the entry is loaded anew with the clock at frame 0 and the same seed. A page
+of our own, and the entry is loaded anew with the clock at frame 0 and the check's seed. A page
 that hung, crashed, navigated away or opened a second page is never reused. At most
 ``max_sessions`` sessions are open at once (default: the number of cores, at least 2); more
 only fight over the CPU.
@@ -23,19 +23,21 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from dataclasses import dataclass, field
+import time
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import unquote, urlsplit
 
 import structlog
-from playwright.async_api import Browser, BrowserContext, CDPSession, Page, async_playwright
+from playwright.async_api import Browser, BrowserContext, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from ...errors import CheckError
+from .._chromium_flags import CHROMIUM_ARGS, IGNORED_DEFAULT_ARGS
 from ._frames import Frame
 from ._page import ORIGIN, PageBroken, PageSession
 from ._serve import ServeBudget, is_plain_file, serve_file
+from ._slot import CheckClock, Slot
 
 __all__ = ["ORIGIN", "BrowserHarness", "Frame", "PageBroken", "PageSession"]
 
@@ -43,40 +45,10 @@ log = structlog.get_logger()
 
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic", "--mute-audio",
-    "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-    "--disable-backgrounding-occluded-windows",
-    # Nothing leaves the machine even where routing cannot see it (WebSockets, WebRTC).
-    "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
-    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-    # A runaway allocation crashes the tab at 512 MB instead of eating the machine.
-    "--js-flags=--max-old-space-size=512",
-    # A pooled page must never go "back" into a previous session's document.
-    "--disable-back-forward-cache",
-    # A person's browser: sound may start without a gesture (a rejected play() is no page error a
-    # person sees), and nothing tells the page it is automated (navigator.webdriver is false).
-    "--autoplay-policy=no-user-gesture-required", "--disable-blink-features=AutomationControlled",
-]
-IGNORED_DEFAULT_ARGS = ["--enable-automation"]
 WIPE_PATH = "/__agentbench_wipe__"  # our blank page, served on the artefact's origin
 MAX_REUSE = 40  # sessions per pooled context before it is replaced (bounds heap growth)
 
 
-@dataclass
-class _Slot:
-    """A browser context with its one page, serving ``root`` to ``session``."""
-
-    context: BrowserContext
-    page: Page
-    cdp: CDPSession
-    root: Path
-    seed: int
-    viewport: tuple[int, int]
-    session: PageSession | None = None
-    uses: int = 0
-    budget: ServeBudget = field(default_factory=ServeBudget)  # bytes served to the current session
 _CLOCK_JS = (Path(__file__).with_name("_clock.js")).read_text(encoding="utf-8")
 
 
@@ -87,8 +59,12 @@ class BrowserHarness:
     gathers the page errors of every session opened, for the shared ``runtime-errors`` check.
     """
 
-    def __init__(self, chromium_path: str | None = None, *, max_sessions: int | None = None) -> None:
+    def __init__(self, chromium_path: str | None = None, *, max_sessions: int | None = None,
+                 cdp_endpoint: str | None = None) -> None:
         self.chromium_path = chromium_path or DEFAULT_CHROMIUM
+        # A Chromium started by someone else (the checker container starts it under its own uid):
+        # connect to its DevTools endpoint instead of launching one.
+        self.cdp_endpoint = cdp_endpoint
         self.max_sessions = max_sessions or _env_sessions() or max(2, os.cpu_count() or 2)
         self.contexts_created = 0  # browser contexts made (sessions_opened - reuses)
         self.page_errors: list[str] = []
@@ -98,8 +74,9 @@ class BrowserHarness:
         self.virtual_s = 0.0  # virtual seconds simulated by every session (for benchmarks)
         self._pw: Any = None
         self._browser: Browser | None = None
-        self._pool: list[_Slot] = []
+        self._pool: list[Slot] = []
         self._free = asyncio.Semaphore(self.max_sessions)
+        self._checks: dict[Path, CheckClock] = {}
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -109,7 +86,10 @@ class BrowserHarness:
         await self.close()
 
     async def start(self) -> None:
-        """Launch Chromium; raises CheckError with an install hint when it cannot."""
+        """Launch Chromium (or connect to ``cdp_endpoint``); raises CheckError with a hint when it cannot."""
+        if self.cdp_endpoint:
+            await self._connect(self.cdp_endpoint)
+            return
         if not Path(self.chromium_path).exists():
             raise CheckError(f"Chromium not found at {self.chromium_path}: install it "
                              "(`apt-get install chromium`) or set AGENTBENCH_CHROMIUM")
@@ -121,6 +101,20 @@ class BrowserHarness:
         except PlaywrightError as exc:
             await self.close()
             raise CheckError(f"could not launch Chromium at {self.chromium_path}: {exc.message}") from exc
+
+    async def _connect(self, endpoint: str, wait_s: float = 30.0) -> None:
+        self._pw = await async_playwright().start()
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                self._browser = await self._pw.chromium.connect_over_cdp(endpoint, timeout=10_000)
+                return
+            except PlaywrightError as exc:
+                if time.monotonic() > deadline:  # Chromium is still starting: its port opens late
+                    await self.close()
+                    raise CheckError(f"could not connect to Chromium at {endpoint} within {wait_s:g} s: "
+                                     f"{exc.message.splitlines()[0]}") from exc
+                await asyncio.sleep(0.05)
 
     @property
     def connected(self) -> bool:
@@ -148,7 +142,18 @@ class BrowserHarness:
                     pass
                 self._pw = None
 
-    async def open(self, artefact_dir: Path, entry: str = "index.html", *, fps: int = 60, seed: int = 1,
+    def begin_check(self, artefact_dir: Path) -> CheckClock:
+        """Start a new check of ``artefact_dir``: a fresh epoch (and the folder's seed) for its sessions."""
+        root = Path(artefact_dir).resolve()
+        self._checks[root] = CheckClock(seed=_folder_seed(root), epoch=int(time.time() * 1000))
+        return self._checks[root]
+
+    def check_clock(self, artefact_dir: Path) -> CheckClock:
+        """The seed and epoch the sessions of the current check of ``artefact_dir`` get."""
+        root = Path(artefact_dir).resolve()
+        return self._checks.get(root) or self.begin_check(root)
+
+    async def open(self, artefact_dir: Path, entry: str = "index.html", *, fps: int = 60, seed: int | None = None,
                    viewport: tuple[int, int] = (800, 600), step_timeout_s: float = 5.0,
                    capture_width: int = 160) -> PageSession:
         """Open the artefact on a pristine page with the virtual clock at ``fps``; returns after load.
@@ -170,29 +175,54 @@ class BrowserHarness:
         try:
             session = PageSession(self, fps=fps, step_timeout_s=step_timeout_s, viewport=viewport,
                                   capture_width=capture_width)
-            slot = self._take(seed, viewport)
+            slot = self._take(viewport)
             if slot is not None and not await self._wipe(slot):
                 await self._discard(slot)
                 slot = None
             if slot is None:
-                slot = await self._new_slot(root, seed, viewport)
+                slot = await self._new_slot(root, viewport)
             slot.root, slot.session, slot.budget = root, session, ServeBudget()
             slot.uses += 1
             self.sessions_opened += 1
             session.attach(slot)
+            clock = self.check_clock(root)
+            session.seed = clock.seed if seed is None else seed
+            session.epoch = clock.epoch
+            await self.register_clock(session)
             await session.load(f"{ORIGIN}/{entry}", size=_entry_size(root, entry))
             return session
         except BaseException:
             self._free.release()
             raise
 
-    def _take(self, seed: int, viewport: tuple[int, int]) -> _Slot | None:
+    def _take(self, viewport: tuple[int, int]) -> Slot | None:
         for i, slot in enumerate(self._pool):
-            if slot.seed == seed and slot.viewport == viewport:
+            if slot.viewport == viewport:
                 return self._pool.pop(i)
         return None
 
-    async def _new_slot(self, root: Path, seed: int, viewport: tuple[int, int]) -> _Slot:
+    async def register_clock(self, session: PageSession) -> None:
+        """(Re)register the session's clock for the documents its page loads from now on.
+
+        The clock is registered per session over CDP, so its config (rate, seed, epoch, the secret
+        channel, the session's time for Date) is never a page global; the previous session's (or
+        the previous time's) registration is removed first. Raises CheckError when CDP fails.
+        """
+        slot = session.slot
+        assert slot is not None
+        cfg = {"fps": session.fps, "seed": session.seed, "epoch": session.epoch, "startAbs": session.now_ms,
+               "channel": session.channel}
+        source = _CLOCK_JS.replace("__AB_CONFIG__", json.dumps(cfg))
+        try:
+            if slot.clock_script is not None:
+                await slot.cdp.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": slot.clock_script})
+                slot.clock_script = None
+            added = await slot.cdp.send("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+        except PlaywrightError as exc:
+            raise CheckError(f"could not register the virtual clock: {exc.message}") from exc
+        slot.clock_script = added["identifier"]
+
+    async def _new_slot(self, root: Path, viewport: tuple[int, int]) -> Slot:
         assert self._browser is not None
         try:
             context = await self._browser.new_context(
@@ -201,26 +231,26 @@ class BrowserHarness:
         except PlaywrightError as exc:
             raise CheckError(f"could not open a browser context: {exc.message}") from exc
         self.contexts_created += 1
-        cfg = {"fps": 60, "seed": seed, "epoch": 1704067200000, "capWidth": 160}
         try:
-            await context.add_init_script(script=f"window.__AB_CFG = {json.dumps(cfg)};\n{_CLOCK_JS}")
             page = await context.new_page()
             cdp = await context.new_cdp_session(page)
-            slot = _Slot(context=context, page=page, cdp=cdp, root=root, seed=seed, viewport=viewport)
+            await cdp.send("Page.enable")  # scripts registered on this session run in new documents
+            slot = Slot(context=context, page=page, cdp=cdp, root=root, viewport=viewport)
             await context.route("**/*", lambda route: self._serve(route, slot))
         except PlaywrightError as exc:
             await _close_quietly(context)
             raise CheckError(f"could not prepare a browser page: {exc.message}") from exc
         return slot
 
-    async def _wipe(self, slot: _Slot) -> bool:
+    async def _wipe(self, slot: Slot) -> bool:
         """Make a pooled page pristine (see the module docstring); False when that failed."""
         try:
             async with asyncio.timeout(10):
                 await slot.page.goto(ORIGIN + WIPE_PATH, wait_until="load")
                 # Cookies, local storage, IndexedDB, cache storage, service workers: browser side.
                 await slot.cdp.send("Storage.clearDataForOrigin", {"origin": ORIGIN, "storageTypes": "all"})
-                await slot.page.evaluate("() => window.__agentbenchClock.wipe()")
+                # Our own blank page (no artefact code runs there).
+                await slot.page.evaluate("() => { try { sessionStorage.clear(); } catch (e) {} window.name = ''; }")
             return True
         except (TimeoutError, PlaywrightError) as exc:
             log.info("pooled page could not be wiped; using a new context", error=str(exc)[:200])
@@ -246,10 +276,10 @@ class BrowserHarness:
         finally:
             self._free.release()
 
-    async def _discard(self, slot: _Slot) -> None:
+    async def _discard(self, slot: Slot) -> None:
         await _close_quietly(slot.context)
 
-    async def _serve(self, route: Any, slot: _Slot) -> None:
+    async def _serve(self, route: Any, slot: Slot) -> None:
         url = route.request.url
         root, session = slot.root, slot.session
         try:
@@ -285,6 +315,13 @@ async def _close_quietly(context: BrowserContext) -> None:
         await asyncio.wait_for(context.close(), 10)
     except (TimeoutError, PlaywrightError):
         pass
+
+
+def _folder_seed(root: Path) -> int:
+    """A seed from a digest of the folder's regular files (names and bytes, within the serving caps)."""
+    from ..._files import tree_digest
+
+    return int.from_bytes(tree_digest(root)[:4], "big") or 1
 
 
 def _entry_size(root: Path, entry: str) -> int:

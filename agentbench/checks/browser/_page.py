@@ -1,4 +1,11 @@
-"""PageSession: one artefact page on the virtual clock, every step under a hard time limit."""
+"""PageSession: one artefact page on the virtual clock, every step under a hard time limit.
+
+The harness stays out of the page's reach: the clock (``_clock.js``) is registered per session
+over CDP and answers only on a window event named by a per-session secret; the harness drives it
+and reads the page from an isolated world (``_view.js``, created with CDP's
+``Page.createIsolatedWorld``), whose globals and built-ins page code can neither see nor replace.
+Page errors come from CDP (Playwright's ``pageerror`` and ``console`` events), capped in length.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,9 @@ import base64
 import json
 import math
 import re
+import secrets
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
@@ -18,20 +27,27 @@ from ...errors import CheckError
 from ._frames import Frame, frame_from_capture, frame_from_png, unpack
 
 if TYPE_CHECKING:
-    from ._harness import BrowserHarness, _Slot
+    from ._slot import SessionHost, Slot
 
 __all__ = ["PageBroken", "PageSession"]
 
 log = structlog.get_logger()
 T = TypeVar("T")
 ORIGIN = "http://localhost"  # route-served; localhost is a secure context
-CLOCK = "window.__agentbenchClock"
 CHUNK_FRAMES = 30  # frames per evaluate: small enough that the time limit means "hung"
 MAX_NAVIGATIONS = 20
+MAX_MESSAGE_CHARS = 2000  # a page error or console line, as recorded (a page may log 7 MB lines)
+MAX_ERRORS = 200
 _CURRENT_CLOCK = object()  # stands for the session's clock id at the moment of the call
-_NAV_GONE = re.compile(r"context was destroyed|navigat|Not attached|"
-                       r"Target (page, context or browser )?(has been )?closed|crash",
+_NAV_GONE = re.compile(r"context was destroyed|navigat|Not attached|Cannot find context|"
+                       r"Target (page, context or browser )?(has been )?closed|crash|Session closed",
                        re.IGNORECASE)
+_VIEW_JS = (Path(__file__).with_name("_view.js")).read_text(encoding="utf-8")
+_WORLD = "agentbench"
+
+
+class _WorldGone(Exception):
+    """The isolated world's document went away (a navigation): make a new one and resync."""
 
 
 async def _quiet(aw: Awaitable[Any]) -> None:
@@ -46,15 +62,15 @@ class PageBroken(CheckError):
 
 
 class PageSession:
-    """An open artefact page. Use ``press``/``click``/``advance`` to play it; see HARNESS_API.md."""
+    """An open artefact page. Use ``press``/``click``/``advance`` to play it, ``read`` to read it."""
 
     page: Page
     context: BrowserContext
 
-    def __init__(self, harness: BrowserHarness, *, fps: int, step_timeout_s: float,
+    def __init__(self, harness: SessionHost, *, fps: int, step_timeout_s: float,
                  viewport: tuple[int, int], capture_width: int) -> None:
         self.harness = harness
-        self.slot: _Slot | None = None
+        self.slot: Slot | None = None
         self.fps = fps
         self.step_timeout_s = step_timeout_s
         self.harness_limited = False  # broken by our serving limits, not by the page (see load)
@@ -70,12 +86,17 @@ class PageSession:
         self.circle_track: list[tuple[float, list[tuple[float, float, float]]]] = []
         self.track_size: tuple[int, int] | None = None
         self._clock_id: str | None = None
+        self._world_id: int | None = None  # the isolated world's execution context in this document
+        self.channel = secrets.token_hex(12)  # the clock's event name: never seen by the page
+        self.seed = 1
+        self.epoch = 0
+        self._registered_at = 0.0  # the session time the clock's registration carries (for Date)
         self._cdp: CDPSession | None = None
         self._handlers: list[tuple[str, Any]] = []
         self.inflight: asyncio.Future[Any] | None = None  # the last step that runs page code
 
     # ---- lifecycle ---------------------------------------------------------------------------
-    def attach(self, slot: _Slot) -> None:
+    def attach(self, slot: Slot) -> None:
         """Take over a (new or wiped) page of the harness; ``detach`` hands it back."""
         self.slot, self.context, self.page, self._cdp = slot, slot.context, slot.page, slot.cdp
         self._handlers = [
@@ -164,9 +185,15 @@ class PageSession:
 
     async def _salvage(self) -> None:
         """After terminating a runaway script, still collect what the page recorded (dialogs)."""
+        if self._cdp is None:
+            return
         try:
-            state = await asyncio.wait_for(self.page.evaluate(f"() => {CLOCK} && {CLOCK}.state()"), 1.0)
-        except (TimeoutError, PlaywrightError):
+            world = await asyncio.wait_for(self._world(), 1.0)
+            res = await asyncio.wait_for(self._cdp.send("Runtime.evaluate", {
+                "expression": "__abView.call('state', [])", "contextId": world, "awaitPromise": True,
+                "returnByValue": True}), 1.0)
+            state = json.loads(res["result"]["value"])
+        except (TimeoutError, PlaywrightError, CheckError, _WorldGone, KeyError, TypeError, ValueError):
             return
         if isinstance(state, dict):
             self._note_dialogs(state.get("dialogs"))
@@ -197,38 +224,115 @@ class PageSession:
                     raise CheckError(f"CDP {method} failed: {exc.message.splitlines()[0]}") from exc
         raise AssertionError("unreachable")
 
+    # ---- the isolated world --------------------------------------------------------------------
+    async def _world(self) -> int:
+        """The isolated world of the current document, with _view.js in it (made on first use)."""
+        if self._world_id is not None:
+            return self._world_id
+        assert self._cdp is not None
+        try:
+            tree = await self._cdp.send("Page.getFrameTree")
+            made = await self._cdp.send("Page.createIsolatedWorld", {
+                "frameId": tree["frameTree"]["frame"]["id"], "worldName": _WORLD, "grantUniveralAccess": False})
+            world = made["executionContextId"]
+            cfg = json.dumps({"channel": self.channel, "capWidth": self.capture_width})
+            res = await self._cdp.send("Runtime.evaluate", {
+                "expression": _VIEW_JS.replace("__AB_VIEW_CONFIG__", cfg), "contextId": world,
+                "returnByValue": True})
+        except PlaywrightError as exc:
+            if _NAV_GONE.search(exc.message):
+                raise _WorldGone(exc.message) from None
+            raise CheckError(f"could not make the harness's isolated world: {exc.message}") from exc
+        if "exceptionDetails" in res:
+            raise CheckError(f"the harness's view did not start: {_exception_text(res['exceptionDetails'])}")
+        self._world_id = world
+        return world
+
+    async def _in_world(self, expression: str, *, timeout_s: float | None, what: str) -> Any:
+        """Evaluate ``expression`` (a promise is awaited) in the isolated world; its value."""
+        world = await self._world()
+        assert self._cdp is not None
+        try:
+            res = await self.run_limited(self._cdp.send("Runtime.evaluate", {
+                "expression": expression, "contextId": world, "awaitPromise": True, "returnByValue": True}),
+                timeout_s=timeout_s, what=what)
+        except PlaywrightError as exc:
+            if _NAV_GONE.search(exc.message):
+                self._world_id = None
+                raise _WorldGone(exc.message) from None
+            raise
+        if "exceptionDetails" in res:
+            text = _exception_text(res["exceptionDetails"])
+            if _NAV_GONE.search(text):
+                self._world_id = None
+                raise _WorldGone(text)
+            raise CheckError(f"harness view failed: {text}")
+        return res.get("result", {}).get("value")
+
+    async def read(self, library: str, source: str, fn: str, arg: Any = None, *,
+                   timeout_s: float | None = None) -> Any:
+        """Call ``fn(arg)`` of a reader library (``source``: an expression whose value is an object of
+        functions, installed once per document under ``library``) in the isolated world.
+
+        Readers see the DOM, styles and storage as a person's browser has them, with built-ins the
+        page cannot replace, and leave nothing in the page. The result travels as JSON.
+        """
+        expr = (f"(() => {{ const v = globalThis.__abView; if (!v.has({json.dumps(library)})) "
+                f"v.lib({json.dumps(library)}, {json.dumps(source)}); return JSON.stringify(v.read("
+                f"{json.dumps(library)}, {json.dumps(fn)}, {json.dumps(arg)}) ?? null); }})()")
+        for _ in range(MAX_NAVIGATIONS):
+            try:
+                out = await self._in_world(expr, timeout_s=timeout_s, what="reading the page")
+            except _WorldGone:
+                await self._after_navigation()
+                continue
+            return json.loads(out) if isinstance(out, str) else out
+        self._break("the page keeps navigating (a reload loop?)")
+        raise PageBroken(self.broken or "navigating")
+
     async def eval(self, js: str, arg: Any = None, *, timeout_s: float = 5.0) -> Any:
-        """``page.evaluate`` under the hard limit. Raises PageBroken when the page is unusable."""
+        """``page.evaluate`` in the page's own world under the hard limit (tests read page state with
+        it; probes read through :meth:`read`). Raises PageBroken when the page is unusable."""
         return await self.run_limited(self.page.evaluate(js, arg), timeout_s=timeout_s, what="evaluating")
 
     async def _clock(self, method: str, *args: Any, timeout_s: float | None = None) -> Any:
-        # The result comes back as one JSON string: Playwright checks a structured result value
-        # by value, which cost more CPU than the whole page's work for a batch of captures.
-        js = f"(a) => {CLOCK} ? {CLOCK}.call('{method}', a) : '__no_clock__'"
+        # The result comes back as one JSON string: CDP and Playwright carry a string far more
+        # cheaply than a structured value, for a batch of captures.
         for _ in range(MAX_NAVIGATIONS):
             # The clock id is read anew on each try: a navigation (a link to another page of the
             # artefact) gives the new document a new clock, and the old id would read as stale.
             call_args = [self._clock_id if a is _CURRENT_CLOCK else a for a in args]
+            expr = f"__abView.call({json.dumps(method)}, {json.dumps(call_args)})"
             try:
-                result = await self.run_limited(self.page.evaluate(js, call_args), timeout_s=timeout_s,
-                                                what=f"running the page ({method})")
-            except PlaywrightError as exc:
-                if not _NAV_GONE.search(exc.message):
-                    raise CheckError(f"harness evaluate failed: {exc.message}") from exc
+                raw = await self._in_world(expr, timeout_s=timeout_s, what=f"running the page ({method})")
+            except _WorldGone:
                 await self._after_navigation()
                 continue
-            if result == "__no_clock__":
-                await self._after_navigation()
-                continue
-            result = json.loads(result)
-            if isinstance(result, dict) and result.get("stale"):
-                await self._resync()
-                continue
+            result = json.loads(raw)
+            if isinstance(result, dict):
+                if "harnessError" in result:
+                    self._harness_error(method, result)
+                if result.get("noClock"):
+                    await self._after_navigation()
+                    continue
+                if result.get("stale"):
+                    await self._resync()
+                    continue
             return result
         self._break("the page keeps navigating (a reload loop?)")
         raise PageBroken(self.broken or "navigating")
 
+    def _harness_error(self, method: str, result: dict[str, Any]) -> None:
+        """A request to the clock failed: the page's doing when it replaced built-ins, else ours."""
+        tampered = [str(t) for t in result.get("tampered") or []]
+        if tampered:
+            self._break(f"the page replaced built-ins of its own world ({', '.join(tampered)}), and the "
+                        "browser's clock could no longer run it")
+            raise PageBroken(self.broken or "")
+        raise CheckError(f"the harness's clock failed ({method}): {result.get('harnessError')}")
+
     async def _after_navigation(self) -> None:
+        self._world_id = None
         self.navigations += 1
         if self.navigations > MAX_NAVIGATIONS:
             self._break("the page keeps navigating (a reload loop?)")
@@ -243,14 +347,20 @@ class PageSession:
         """Align a (new) document's clock with the session's virtual time."""
         if self.broken:
             raise PageBroken(self.broken)
+        clock_id = None
         for attempt in range(4):
             try:
-                clock_id = await self.run_limited(
-                    self.page.evaluate(f"(a) => {CLOCK} ? {CLOCK}.sync(...a) : null",
-                                       [self.frame, self.fps, self.capture_width]), what="starting")
+                raw = await self._in_world(
+                    f"__abView.call('sync', {json.dumps([self.frame, self.fps, self.capture_width])})",
+                    timeout_s=None, what="starting")
+                result = json.loads(raw)
+                if isinstance(result, dict) and "harnessError" in result:
+                    self._harness_error("sync", result)
+                clock_id = result
                 break
-            except PlaywrightError as exc:
-                if attempt < 3 and _NAV_GONE.search(exc.message):
+            except (_WorldGone, PlaywrightError) as exc:
+                message = str(exc) if isinstance(exc, _WorldGone) else exc.message
+                if attempt < 3 and _NAV_GONE.search(message):
                     # Another navigation is in flight: let it commit (framenavigated may break us).
                     await asyncio.sleep(0.1)
                     try:
@@ -258,17 +368,11 @@ class PageSession:
                     except PlaywrightError:
                         pass
                     continue
-                self._break(f"the page could not be used after loading: {exc.message.splitlines()[0]}")
+                self._break(f"the page could not be used after loading: {message.splitlines()[0]}")
                 raise PageBroken(self.broken or "") from None
         if clock_id is None:
             self._break(f"the page left the artefact (now at {self.page.url})")
             raise PageBroken(self.broken or "")
-        if self._clock_id is not None and clock_id != self._clock_id:
-            # A new document may live in a new renderer: the old CDP session is detached.
-            try:
-                self._cdp = await asyncio.wait_for(self.context.new_cdp_session(self.page), 5)
-            except (TimeoutError, PlaywrightError):
-                pass
         self._clock_id = clock_id
 
     # ---- playing -----------------------------------------------------------------------------
@@ -318,7 +422,17 @@ class PageSession:
             pass
         finally:
             self.harness.virtual_s += (self.frame - start) / self.fps
+        if not self.broken and self.now_ms - self._registered_at >= 1000:
+            await self._register_clock()
         return frames
+
+    async def _register_clock(self) -> None:
+        """Hand the session's time to the clock of documents the page loads from now on (for Date)."""
+        try:
+            await self.harness.register_clock(self)
+            self._registered_at = self.now_ms
+        except CheckError as exc:
+            log.info("clock not re-registered", error=str(exc)[:200])
 
     async def capture(self) -> Frame:
         """A frame of the current state (see Frame): the largest canvas, else the DOM raster."""
@@ -374,7 +488,13 @@ class PageSession:
         return (float(found[0]), float(found[1]), str(found[2])) if found else None
 
     async def reload(self) -> None:
-        """A real reload in the same context (localStorage kept); the clock continues."""
+        """A real reload in the same context (localStorage kept).
+
+        As in a browser, the new document's performance.now starts at 0 and Date goes on; the
+        session's frame count goes on.
+        """
+        await self._register_clock()
+        self._world_id = None
         try:
             await self.run_limited(self.page.reload(wait_until="load"), what="reloading")
         except PlaywrightError as exc:
@@ -409,28 +529,30 @@ class PageSession:
             self.harness.dialogs.append(text)
 
     def _add_error(self, text: str) -> None:
-        if len(self.errors) < 200:
+        if len(text) > MAX_MESSAGE_CHARS:  # capped here, before it travels anywhere
+            text = text[:MAX_MESSAGE_CHARS] + f"... [{len(text) - MAX_MESSAGE_CHARS} more characters]"
+        if len(self.errors) < MAX_ERRORS:
             self.errors.append(text)
             self.harness.page_errors.append(text)
 
     def _on_pageerror(self, err: PlaywrightError) -> None:
         where = ""
-        for line in (err.stack or "").splitlines()[1:]:
+        for line in (err.stack or "")[:20000].splitlines()[1:]:
             m = re.search(r"(https?://[^\s)]+):(\d+):\d+", line)
             if m and m.group(1).startswith(ORIGIN):
                 where = f" (at {m.group(1).rsplit('/', 1)[-1]}:{m.group(2)})"
                 break
-        self._add_error(f"{err.name or 'Error'}: {err.message}{where}")
+        self._add_error(f"{(err.name or 'Error')[:100]}: {(err.message or '')[:MAX_MESSAGE_CHARS + 1]}{where}")
 
     def _on_console(self, msg: ConsoleMessage) -> None:
         if msg.type != "error" or msg.text.startswith("Failed to load resource"):
             return
         loc = msg.location or {}
         where = f" (at {loc.get('url', '').rsplit('/', 1)[-1]}:{loc.get('lineNumber')})" if loc.get("url") else ""
-        self._add_error(f"console.error: {msg.text}{where}")
+        self._add_error(f"console.error: {msg.text[:MAX_MESSAGE_CHARS + 1]}{where}")
 
     def _on_dialog(self, dialog: Dialog) -> None:
-        self.dialogs.append(f"{dialog.type}: {dialog.message}")
+        self.dialogs.append(f"{dialog.type}: {dialog.message[:MAX_MESSAGE_CHARS]}")
         asyncio.ensure_future(self._dismiss(dialog))
 
     async def _dismiss(self, dialog: Dialog) -> None:
@@ -447,3 +569,8 @@ class PageSession:
         if self.broken is None:
             self.broken = reason
             log.info("page broken", reason=reason)
+
+
+def _exception_text(details: dict[str, Any]) -> str:
+    exc = details.get("exception") or {}
+    return str(exc.get("description") or details.get("text") or "exception")[:500]

@@ -30,7 +30,7 @@ from typing import Any
 
 __all__ = ["main"]
 
-JOBS = Path(os.environ.get("AGENTBENCH_CHECKER_JOBS", "/tmp/agentbench-jobs"))
+JOBS = Path(os.environ.get("AGENTBENCH_CHECKER_JOBS", "/tmp/agentbench-jobs"))  # the worker's own (0700)
 MAX_LINE = 256 * 1024 * 1024  # a request carries the artefact: the host caps it well below this
 
 
@@ -67,6 +67,10 @@ def _read_evidence(job: Path) -> list[list[str]]:
     return out
 
 
+class ChromiumGone(RuntimeError):
+    """The browser the worker connected to is gone: the worker ends, and the host replaces the container."""
+
+
 class Worker:
     """Holds the warm harness; relaunches Chromium when it went away between requests."""
 
@@ -81,11 +85,14 @@ class Worker:
         from ._harness import BrowserHarness
 
         async with self._lock:
+            endpoint = os.environ.get("AGENTBENCH_CDP_ENDPOINT") or None
             if self.harness is not None and not self.harness.connected:
                 await self.harness.close()
                 self.harness = None
+                if endpoint:  # Chromium runs under its own uid and cannot be started from here
+                    raise ChromiumGone("Chromium went away (it runs as its own user; the host starts it anew)")
             if self.harness is None:
-                harness = BrowserHarness(os.environ.get("AGENTBENCH_CHROMIUM"))
+                harness = BrowserHarness(os.environ.get("AGENTBENCH_CHROMIUM"), cdp_endpoint=endpoint)
                 await harness.start()
                 self.harness = harness
             return self.harness
@@ -102,6 +109,7 @@ class Worker:
         job = JOBS / f"job-{int(rid)}"
         try:
             shutil.rmtree(job, ignore_errors=True)
+            JOBS.mkdir(mode=0o700, exist_ok=True)  # Chromium's uid cannot read or change the jobs
             (job / "artefact").mkdir(parents=True)
             _write_artefact(job / "artefact", request["files"])
             # One artefact at a time on the shared harness: its page-error, dialog and blocked logs
@@ -111,8 +119,14 @@ class Worker:
                 harness = await self.harness_up()
                 results = await run_browser_checks_async(request["task"], job / "artefact", job / "evidence",
                                                          entry=request.get("entry", "index.html"), harness=harness)
+                if not harness.connected and os.environ.get("AGENTBENCH_CDP_ENDPOINT"):
+                    # The browser died under this artefact: no answer (the host sees the worker end,
+                    # replaces the container and tries the artefact once more).
+                    raise ChromiumGone("Chromium went away during the check")
             await self.send({"id": rid, "results": [r.model_dump(mode="json") for r in results],
                              "evidence": _read_evidence(job)})
+        except ChromiumGone:
+            os._exit(3)
         except Exception as exc:  # noqa: BLE001 - one artefact's failure is its own answer
             await self.send({"id": rid, "error": f"{type(exc).__name__}: {exc}"})
         finally:
@@ -122,19 +136,41 @@ class Worker:
 
 
 async def _serve(out: Any) -> int:
-    worker = Worker(out)
     try:
-        harness = await worker.harness_up()
-        await worker.send({"ready": True, "chromium": harness.version, "pid": os.getpid()})
-    except Exception as exc:  # noqa: BLE001 - reported to the host, which shows it
-        await worker.send({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
-        return 1
+        return await _serve_requests(out)
+    finally:
+        # The host is gone (its pipe closed) or the worker cannot go on: stop the container too, so
+        # a host process that died leaves no running checker behind (init, PID 1, passes the
+        # signal on to `sleep`).
+        with contextlib.suppress(OSError):
+            os.kill(1, signal.SIGTERM)
+
+
+async def _serve_requests(out: Any) -> int:
+    worker = Worker(out)
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=MAX_LINE)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    # The host may die while Chromium starts (it starts Chromium after this worker): a closed
+    # stdin ends the wait at once, not after the connect's time limit.
+    first = asyncio.ensure_future(reader.readline())
+    up = asyncio.ensure_future(worker.harness_up())
+    await asyncio.wait({first, up}, return_when=asyncio.FIRST_COMPLETED)
+    if first.done() and not first.result():
+        up.cancel()
+        await asyncio.gather(up, return_exceptions=True)
+        return 1
+    try:
+        harness = await up
+        await worker.send({"ready": True, "chromium": harness.version, "pid": os.getpid()})
+    except Exception as exc:  # noqa: BLE001 - reported to the host, which shows it
+        first.cancel()
+        await worker.send({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
+        return 1
     tasks: set[asyncio.Task] = set()
     while True:
-        line = await reader.readline()
+        line = await first if first is not None else await reader.readline()
+        first = None
         if not line:
             break
         try:
@@ -151,10 +187,6 @@ async def _serve(out: Any) -> int:
         await asyncio.gather(*tasks, return_exceptions=True)
     if worker.harness is not None:
         await worker.harness.close()
-    # The host is gone (its pipe closed): stop the container too, so a host process that died
-    # leaves no running checker behind (init, PID 1, passes the signal on to `sleep`).
-    with contextlib.suppress(OSError):
-        os.kill(1, signal.SIGTERM)
     return 0
 
 
