@@ -95,6 +95,8 @@ class ConverterPage:
                 new = [c for c in now["choices"] if c["path"] not in shown and unit_of(c["label"], category=category)]
                 await press(self.s, "Escape")
                 await mouse_away(self.s)
+                if new and how == "click" and any(await dom(self.s, "shownPaths", {"paths": [new[0]["path"]]})):
+                    await act(self.s, menu["anchor"], "click", "the unit menu")  # a toggle: closed as it was
                 if new:
                     for c in new:
                         c["reveal"] = {"action": how, "path": menu["anchor"]}
@@ -146,8 +148,10 @@ class ConverterPage:
         target = group["members"][name]
         if group["kind"] == "select":
             await select_index(self.s, group["path"], target, what)
-        elif group.get("reveal"):  # a menu that opens on hover or click: open it, then pick
-            await act(self.s, group["reveal"]["path"], group["reveal"]["action"], "the unit menu")
+        elif group.get("reveal"):  # a menu that opens on hover or click: open it (unless open), then pick
+            how = group["reveal"]["action"]
+            if how == "hover" or not any(await dom(self.s, "shownPaths", {"paths": [target]})):
+                await act(self.s, group["reveal"]["path"], how, "the unit menu")
             await act(self.s, target, "click", what)
             await mouse_away(self.s)
         else:

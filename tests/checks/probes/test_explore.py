@@ -48,6 +48,7 @@ async def runs(harness: BrowserHarness, tmp_path_factory: pytest.TempPathFactory
 CONVERTER = [
     "explore/conv_radio_units.html",  # two radio groups, hidden inputs under pill labels
     "explore/conv_hover_menu_units.html",  # units in menus that open only while hovered
+    "explore/conv_click_menu_units.html",  # units in custom dropdowns that open (and close) on a click
     "explore/conv_to_unit_first.html",  # the result's unit first on the line, nothing naming from/to
 ]
 
