@@ -18,12 +18,14 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
+from ._explore import act, listeners
 from ._find import (
     Absent,
     Number,
     category_of,
     click,
     dom,
+    mouse_away,
     parse_numbers,
     press,
     select_index,
@@ -71,9 +73,39 @@ class ConverterPage:
         self.reset_button: str | None = None
         self.commit: str | None = None  # "live" | "button" | "enter" | "blur" once learnt
         self.chosen: tuple[str, str] | None = None
+        self.revealed: list[dict[str, Any]] = []  # unit choices found inside menus opened on hover/click
 
-    async def controls(self) -> dict[str, Any]:
-        return await dom(self.s, "convControls")
+    async def controls(self, *, listening: bool = False) -> dict[str, Any]:
+        """The page's fields, selects and choices; with ``listening``, also elements that have (or sit
+        under) a click listener and nothing else saying they can be clicked (read over CDP: slower)."""
+        ctl = await dom(self.s, "convControls", {"listeners": await listeners(self.s) if listening else {}})
+        ctl["choices"] += self.revealed
+        return ctl
+
+    async def _reveal_menus(self, ctl: dict[str, Any], category: str) -> bool:
+        """Open menus of units hidden until hovered (or clicked) and add their items as choices."""
+        shown = {c["path"] for c in ctl["choices"]}
+        added = False
+        for menu in await dom(self.s, "hiddenChoices"):
+            if sum(1 for t in menu["texts"] if unit_of(t, category=category)) < 2:
+                continue
+            for how in ("hover", "click"):
+                await act(self.s, menu["anchor"], how, "the unit menu")
+                now = await self.controls(listening=True)
+                new = [c for c in now["choices"] if c["path"] not in shown and unit_of(c["label"], category=category)]
+                await press(self.s, "Escape")
+                await mouse_away(self.s)
+                if new and how == "click" and any(await dom(self.s, "shownPaths", {"paths": [new[0]["path"]]})):
+                    await act(self.s, menu["anchor"], "click", "the unit menu")  # a toggle: closed as it was
+                if new:
+                    for c in new:
+                        c["reveal"] = {"action": how, "path": menu["anchor"]}
+                        c["group"] = f"menu {menu['anchor']}"
+                    self.revealed += new
+                    shown |= {c["path"] for c in new}
+                    added = True
+                    break
+        return added
 
     # ---- finding ----------------------------------------------------------------------------
     @staticmethod
@@ -91,7 +123,8 @@ class ConverterPage:
         for c in ctl["choices"]:
             name = name_of(c["label"], c["value"])
             if name:
-                g = groups.setdefault(c["group"], {"kind": "click", "path": c["group"], "hint": "", "members": {}})
+                g = groups.setdefault(c["group"], {"kind": "click", "path": c["group"], "hint": "", "members": {},
+                                                   "reveal": c.get("reveal")})
                 g["members"].setdefault(name, c["path"])
         return [g for g in [*out, *groups.values()] if len(g["members"]) >= least]
 
@@ -115,15 +148,24 @@ class ConverterPage:
         target = group["members"][name]
         if group["kind"] == "select":
             await select_index(self.s, group["path"], target, what)
+        elif group.get("reveal"):  # a menu that opens on hover or click: open it (unless open), then pick
+            how = group["reveal"]["action"]
+            if how == "hover" or not any(await dom(self.s, "shownPaths", {"paths": [target]})):
+                await act(self.s, group["reveal"]["path"], how, "the unit menu")
+            await act(self.s, target, "click", what)
+            await mouse_away(self.s)
         else:
             await click(self.s, target, what)
         await settle(self.s, 0.2)
 
+    async def _names(self, category: str) -> bool:
+        """Whether anything on the page (hidden parts and option lists too) names the category or a unit of it."""
+        words = await dom(self.s, "wordsOnPage")
+        return bool(unit_mentions(words, category=category) or _CATEGORY_WORDS[category].search(words))
+
     async def _absent_or_unfound(self, category: str, what: str) -> CheckError:
         """Absent when nothing on the page names the category or any of its units; else a gap."""
-        words = await dom(self.s, "wordsOnPage")
-        named = unit_mentions(words, category=category) or _CATEGORY_WORDS[category].search(words)
-        if not named:
+        if not await self._names(category):
             return Absent(f"the page offers no {category} conversion: {what}, and nothing on it names "
                           f"{category} or any of its units")
         return CheckError(f"{what}, although the page names {category} or its units")
@@ -131,6 +173,7 @@ class ConverterPage:
     async def setup(self, category: str) -> None:
         """Choose the category and find the controls; raises Absent when the page has none."""
         self.category = category
+        self.revealed = []
         ctl = await self.controls()
         chooser = self._category_chooser(ctl, category)
         if chooser:
@@ -155,6 +198,13 @@ class ConverterPage:
         groups = [g for g in self._groups(ctl, unit_name) if g["path"] not in cat_paths]
         # A select of "Meters to Feet", "Kilograms to Pounds" is a category and a pair control at once.
         pairs = self._groups(ctl, pair_name, least=1)
+        if not groups and not pairs and len(per_unit) < 2 and await self._names(category):
+            # Nothing says "click me": look again with the listeners, then inside menus opened on hover.
+            ctl = await self.controls(listening=True)
+            groups = [g for g in self._groups(ctl, unit_name) if g["path"] not in cat_paths]
+            if not groups and await self._reveal_menus(ctl, category):
+                ctl = await self.controls(listening=True)
+                groups = [g for g in self._groups(ctl, unit_name) if g["path"] not in cat_paths]
         if len(per_unit) >= 3 or (not groups and len(per_unit) >= 2):  # a field per unit
             self.mode, self.unit_fields = "fields", per_unit
             self.field = next(iter(per_unit.values()))

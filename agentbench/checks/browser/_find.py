@@ -1,6 +1,7 @@
 """Finding and using controls the way a person does, for the to-do and converter probes.
 
-Reading goes through ``_find.js`` (read-only DOM queries that name elements by a CSS path);
+Reading goes through ``_find.js`` and ``_explore.js`` (read-only DOM queries that name elements by a
+deep CSS path, open shadow roots included), loaded as one library;
 every input is real: ``locator.click()`` (the mouse at the element), ``select_option`` on a
 ``<select>``, ``keyboard.type`` into a field focused by a click, select-all + Backspace to clear.
 Nothing here sets ``.value`` or dispatches events from JavaScript.
@@ -57,7 +58,8 @@ __all__ = [
     "value",
 ]
 
-_JS = Path(__file__).with_name("_find.js").read_text(encoding="utf-8")
+# _explore.js adds the page explorer's readers (shadow-piercing candidates and row state) to the same library.
+_JS = "\n".join(Path(__file__).with_name(name).read_text(encoding="utf-8") for name in ("_find.js", "_explore.js"))
 _ACTION_TIMEOUT_MS = 2500
 _ANIMATION_WAIT_S = 2.0  # at most per read
 _ANIMATION_BUDGET_S = 8.0  # at most per page: a page that never stops animating is read as it is

@@ -1,170 +1,238 @@
-"""Driving a to-do app in one page: find its controls, add, toggle, delete, filter, read the list.
+"""Driving a to-do app in one page with what the explorer learnt: add, mark done, delete, filter, read.
 
-Tasks are found by their (distinctive) text whatever markup the app chose; reading goes through
-``_find.js`` and every action is real input (see ``_find``).
+Tasks are found by their (distinctive) text whatever markup the app chose; a row's controls are
+named by their place in the row (the same place in every row), so a recipe learnt on one task
+works on any other. Reading goes through ``_explore.js``; every action is real input.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from dataclasses import field as _field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
-from ._find import Absent, click, dom, hover, mouse_away, press, select_index, settle, type_into
+from ._explore import Control, act
+from ._find import Absent, dom, page_exceptions, press, settle, type_into
 
 if TYPE_CHECKING:
     from ._page import PageSession
 
-__all__ = ["AddBroken", "TodoApp"]
+__all__ = ["AddBroken", "AddPath", "Recipe", "TodoApp", "TodoMap", "look_diff"]
 
 
 class AddBroken(Absent):
     """No task can be added at all: every feature that needs a task is unusable (a ``fail``)."""
 
 
+@dataclass(frozen=True)
+class AddPath:
+    """One way to add a task: Enter in the task field, or a control clicked after typing."""
+
+    how: str  # "Enter" | "button"
+    control: Control | None = None
+
+    @property
+    def label(self) -> str:
+        return "Enter" if self.how == "Enter" else f"clicking {self.control.describe() if self.control else '?'}"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """An action on a task's row: on the part at ``rel`` under the row ("" = the row itself)."""
+
+    rel: str
+    action: str  # click | dblclick
+    what: str  # how a person would say it: "its checkbox", "button '×'", "double-click on its text"
+    found_by: str
+    hover: bool = False  # the part shows only while the mouse is over the row
+
+
+@dataclass
+class TodoMap:
+    """What one exploration learnt about a to-do app (shared by every check of the page)."""
+
+    field: str | None = None
+    max_length: int = -1
+    add_paths: list[AddPath] = _field(default_factory=list)  # those that add exactly one task
+    add_tries: dict[str, int] = _field(default_factory=dict)  # add path label -> times the task was shown
+    add_controls: list[str] = _field(default_factory=list)  # page controls tried as Add buttons
+    add_threw: list[str] = _field(default_factory=list)  # adds during the exploration that threw
+    add_prompt: str = ""  # a control tried as Add asked in a prompt() (answered Cancel by the harness)
+    toggle: Recipe | None = None  # marks done, and a second use marks not done again
+    one_way: Recipe | None = None  # marks done, but a second use does not undo it
+    toggle_facts: dict[str, Any] = _field(default_factory=dict)
+    undone_look: dict[str, Any] = _field(default_factory=dict)
+    done_look: dict[str, Any] = _field(default_factory=dict)
+    delete: Recipe | None = None
+    delete_facts: dict[str, Any] = _field(default_factory=dict)
+    persist_facts: dict[str, Any] = _field(default_factory=dict)
+    row_tried: int = 0
+    row_capped: bool = False
+    filters: dict[str, tuple[Control, str]] = _field(default_factory=dict)  # done/active/all -> (control, action)
+    filter_facts: dict[str, Any] = _field(default_factory=dict)
+    tables: dict[str, list[dict[str, str]]] = _field(default_factory=dict)  # phase -> its effect table
+    problem: str = ""  # why the exploration stopped early (the page broke, a dialog...)
+    phase_errors: dict[str, str] = _field(default_factory=dict)  # phase -> why it could not finish
+
+    @property
+    def marks_done(self) -> Recipe | None:
+        return self.toggle or self.one_way
+
+    def is_done(self, look: dict[str, Any] | None) -> bool | None:
+        """Whether a row looks like the explored task did once marked done (None: no way to tell)."""
+        if not look or not self.done_look:
+            return None
+        keys = [k for k in set(self.undone_look) | set(self.done_look)
+                if self.undone_look.get(k) != self.done_look.get(k)]
+        like_done = sum(look.get(k) == self.done_look.get(k) for k in keys)
+        like_undone = sum(look.get(k) == self.undone_look.get(k) for k in keys)
+        return like_done > like_undone
+
+
+def look_diff(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What changed in a row's look, in words ("class 'completed' added", "ticked", "line-through")."""
+    out: list[str] = []
+    for key in sorted(set(before) | set(after)):
+        b, a = before.get(key), after.get(key)
+        if b == a or key.startswith("o") and b is not None and a is not None and abs(float(b) - float(a)) < 0.05:
+            continue
+        kind = key[:1] if key != "parent" else "parent"
+        if kind == "c":
+            bs, as_ = set(str(b or "").split()), set(str(a or "").split())
+            words = [f"class '{c}' added" for c in sorted(as_ - bs)]
+            words += [f"class '{c}' removed" for c in sorted(bs - as_)]
+            out += words or ["classes changed"]
+        elif kind == "k":
+            out.append("ticked" if a else "unticked" if a is not None else "checkbox gone")
+        elif kind == "a":
+            name = key[1:].lstrip("0123456789/")
+            out.append(f"'{name}' set" if a == "" else f"'{name}' removed" if a is None else f"{name}={a}")
+        elif kind == "d":
+            out.append("struck through" if "line-through" in str(a) else "no longer struck through"
+                       if "line-through" in str(b) else f"text decoration {a}")
+        elif kind == "o":
+            out.append(f"opacity {b} -> {a}")
+        elif kind == "s":
+            out.append("colour or style changed")
+        elif kind == "t":
+            out.append(f"text '{b or ''}' -> '{a or ''}'")
+        elif kind == "v":
+            out.append(f"a part {'hidden' if a == 'hidden' else 'shown' if a == 'shown' else 'changed'}")
+        elif kind == "parent":
+            out.append("moved to another list")
+    seen: list[str] = []
+    for word in out:
+        if word not in seen:
+            seen.append(word)
+    return seen
+
+
 class TodoApp:
-    """One to-do app in one page: its controls, the tasks added so far, and how to use them."""
+    """One to-do app in one page: the explored map, the tasks added so far, and how to use them."""
 
-    def __init__(self, session: PageSession, controls: dict[str, Any]) -> None:
+    def __init__(self, session: PageSession, todo: TodoMap, *, exploring: bool = False) -> None:
+        if not todo.field:
+            raise CheckError("no task field is known for this page")
         self.s = session
-        self.input: str = controls["input"]
-        self.add_button: str | None = controls["add"]
-        self.max_length: int = controls.get("maxLength", -1)  # the field's maxlength, -1 when none
-        self.filters: dict[str, dict[str, Any]] = {}
+        self.map = todo
+        self.field: str = todo.field
         self.tasks: list[str] = []
-        self.how = "Enter"
-
-    @classmethod
-    async def open(cls, session: PageSession) -> TodoApp:
-        controls = await dom(session, "todoControls", {"markers": []})
-        if not controls["input"]:
-            if not controls.get("anyField"):
-                raise AddBroken("the page has no field to type a task into, so no task can be added")
-            raise CheckError("found no visible text field to type a task into")
-        return cls(session, controls)
+        self.path: AddPath | None = todo.add_paths[0] if todo.add_paths else None
+        self.exploring = exploring  # adds that throw are recorded in the map (for the add check)
 
     # ---- reading ----------------------------------------------------------------------------
-    async def state(self, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-        stops = [p for p in [self.add_button, *(f["path"] for f in self.filters.values())] if p]
-        return await dom(self.s, "todoState", {"markers": [*self.tasks, *extra], "input": self.input, "stops": stops})
+    def stops(self) -> list[str]:
+        paths = [c.path for c, _ in self.map.filters.values()]
+        paths += [p.control.path for p in self.map.add_paths if p.control]
+        return paths
+
+    async def state(self, extra: tuple[str, ...] = (), *, look: bool = False) -> dict[str, Any]:
+        return await dom(self.s, "rows", {"markers": [*self.tasks, *extra], "input": self.field,
+                                          "stops": self.stops(), "look": look})
 
     @staticmethod
     def shown(state: dict[str, Any]) -> dict[str, int]:
         """How many times each task is visible (0 = not shown, 2 = shown twice)."""
-        return {m: sum(1 for i in infos if i["visible"]) for m, infos in state["items"].items()}
+        return {m: sum(1 for i in infos if i["shown"]) for m, infos in state["items"].items()}
+
+    @staticmethod
+    def shown_tasks(state: dict[str, Any]) -> list[str]:
+        return sorted(m for m, infos in state["items"].items() if any(i["shown"] for i in infos))
 
     @staticmethod
     def visible_in_order(state: dict[str, Any]) -> list[str]:
-        seen = [(i["top"], i["left"], m) for m, infos in state["items"].items() for i in infos if i["visible"]]
+        seen = [(i["top"], i["left"], m) for m, infos in state["items"].items() for i in infos if i["shown"]]
         return [m for _, _, m in sorted(seen)]
 
-    def done(self, state: dict[str, Any], reference: str | None = None) -> dict[str, bool]:
-        """Done state of each visible task, as a person reads it.
+    @staticmethod
+    def item(state: dict[str, Any], task: str) -> dict[str, Any] | None:
+        return next((i for i in state["items"].get(task, []) if i["shown"]), None)
 
-        A checked checkbox, a done/completed class or strike-through decide when the app uses any
-        of them; otherwise a task counts as done when it looks different (colour, opacity, italics,
-        a mark) from `reference`, a task known never to have been marked done.
-        """
-        first = {m: next((i for i in infos if i["visible"]), None) for m, infos in state["items"].items()}
-        first = {m: i for m, i in first.items() if i is not None}
-
-        def strong(i: dict[str, Any]) -> bool:
-            return bool((i["checkbox"] and i["checkbox"]["checked"]) or i["classDone"] or i["strike"])
-
-        if any(strong(i) for i in first.values()) or reference not in first:
-            return {m: strong(i) for m, i in first.items()}
-        ref = first[reference]["sig"]
-        return {m: i["sig"] != ref for m, i in first.items()}
-
-    def _first(self, state: dict[str, Any], task: str) -> dict[str, Any]:
-        info = next((i for i in state["items"].get(task, []) if i["visible"]), None)
-        if info is None:
-            raise CheckError(f"task '{task}' is not shown, so it cannot be used")
-        return info
+    def done(self, state: dict[str, Any]) -> dict[str, bool | None]:
+        """Done state of each shown task, read from how the explored task looked once marked done."""
+        out: dict[str, bool | None] = {}
+        for m in state["items"]:
+            info = self.item(state, m)
+            if info is not None:
+                out[m] = self.map.is_done(info["look"])
+        return out
 
     # ---- using ------------------------------------------------------------------------------
-    async def type_task(self, text: str, how: str | None = None) -> None:
-        await type_into(self.s, self.input, text, "the task field")
-        if (how or self.how) == "Enter":
+    async def type_task(self, text: str, path: AddPath | None = None) -> None:
+        path = path or self.path
+        if path is None:
+            raise AddBroken("no way to add a task was found (see the add check)")
+        await type_into(self.s, self.field, text, "the task field")
+        if path.how == "Enter":
             await press(self.s, "Enter")
+            await settle(self.s, 0.2)
         else:
-            if not self.add_button:
-                raise CheckError("found no Add button")
-            await click(self.s, self.add_button, "the Add button")
-        await settle(self.s, 0.2)
+            assert path.control is not None
+            await act(self.s, path.control, "click")
 
     async def add(self, *texts: str) -> None:
-        """Add tasks, learning on the first one whether Enter or the Add button works."""
+        """Add tasks by the first way the exploration found to work; AddBroken when it does not."""
         for text in texts:
             self.tasks.append(text)
+            errors = len(self.s.errors)
             await self.type_task(text)
-            if self.shown(await self.state()).get(text):
-                continue
-            if self.how == "Enter" and self.add_button:
-                self.how = "Add button"
-                await self.type_task(text)
-                if self.shown(await self.state()).get(text):
-                    continue
-            tried = "pressed Enter and clicked the Add button" if self.add_button else (
-                "pressed Enter (no Add button found)")
-            raise AddBroken(
-                f"no task can be added: typed '{text}' and {tried}, but it was not shown (see the add check), "
-                "so this could not be used"
-            )
-        if len(self.tasks) >= 2 and not self.filters:
-            controls = await dom(self.s, "todoControls", {"markers": self.tasks})
-            self.filters = controls["filters"]
+            thrown = page_exceptions(self.s.errors[errors:])
+            if thrown and self.exploring:
+                how = self.path.label if self.path else "?"
+                self.map.add_threw.append(f"adding '{text}' by {how} threw {thrown[0]}")
+            if not self.shown(await self.state()).get(text):
+                how = self.path.label if self.path else "no known way"
+                raise AddBroken(f"typed '{text}' and added it by {how}, but it was not shown")
 
-    async def toggle(self, task: str) -> str:
-        """Mark a task done/undone with its checkbox, else its done button, else a click on its text."""
-        info = self._first(await self.state(), task)
-        box = info["checkbox"]
-        if box and (box["visible"] or box["label"]):
-            how, path = "its checkbox", box["path"] if box["visible"] else box["label"]
-        elif info["toggles"]:
-            how, path = "its done button", info["toggles"][0]
-        else:
-            how, path = "its text", info["holder"]
-        await click(self.s, path, f"{how} of '{task}'")
-        await settle(self.s, 0.2)
-        await mouse_away(self.s)  # hover styling must not read as "done"
-        return how
+    async def use(self, recipe: Recipe, task: str, state: dict[str, Any] | None = None) -> None:
+        """Use a row recipe on a task's row (hovering the row first when the part shows on hover).
 
-    async def delete(self, task: str) -> None:
-        info = self._first(await self.state(), task)
-        # Delete buttons shown only on hover appear when the mouse is over the task.
-        await hover(self.s, info["root"], f"task '{task}'")
-        info = self._first(await self.state(), task)
-        if info["deletes"]:
-            target, what = info["deletes"][0], f"the delete button of '{task}'"
-        elif info["unlabelled"]:  # an icon that did not load: judged by what a click does
-            target, what = info["unlabelled"][-1], f"the unlabelled button of '{task}'"
-        else:
-            raise Absent(f"found no way to delete task '{task}' (looked for ×, 🗑, Delete, Remove, trash icons, "
-                         "titles and aria-labels, and unlabelled buttons in its row)")
-        dialogs = len(self.s.dialogs)
-        await click(self.s, target, what)
-        await settle(self.s, 0.2)
-        await mouse_away(self.s)
-        await self.s.refresh()
-        if len(self.s.dialogs) > dialogs and self.shown(await self.state()).get(task):
-            raise CheckError(
-                "deleting asks for confirmation; the harness answers dialogs with Cancel, "
-                f"so the deletion cannot be judged ({self.s.dialogs[-1]})"
-            )
-        if not info["deletes"] and self.shown(await self.state()).get(task):
-            raise CheckError(f"found no labelled delete control on '{task}', and its unlabelled button did not "
-                             "delete it")
+        ``state``: the page as just read, when the caller has it (saves a read).
+        """
+        info = self.item(state or await self.state(), task)
+        if info is None:
+            raise CheckError(f"task '{task}' is not shown, so it cannot be used")
+        if recipe.hover:
+            await act(self.s, info["row"], "hover", f"the row of '{task}'")
+        target = await dom(self.s, "fromRel", {"root": info["row"], "rel": recipe.rel})
+        if target is None:
+            raise CheckError(f"the row of '{task}' has no {recipe.what}")
+        await act(self.s, target, recipe.action, f"{recipe.what} of '{task}'")
+        # A click handler that first waits out a possible double-click (~250 ms) has acted by now.
+        await settle(self.s, 0.15)
 
     def has_filters(self, *keys: str) -> bool:
-        return all(k in self.filters for k in keys)
+        return all(k in self.map.filters for k in keys)
+
+    def filter_name(self, key: str) -> str:
+        control, action = self.map.filters[key]
+        if action.startswith("select:"):
+            return f"'{control.options[int(action[7:])]}'"
+        return f"'{control.name}'" if control.name else control.describe()
 
     async def show(self, key: str) -> None:
-        f = self.filters.get(key)
-        if f is None:
+        if key not in self.map.filters:
             raise CheckError(f"found no '{key}' filter control")
-        if f["kind"] == "select":
-            await select_index(self.s, f["path"], f["index"], f"the '{f['text']}' filter")
-        else:
-            await click(self.s, f["path"], f"the '{f['text']}' filter")
-        await settle(self.s, 0.2)
-        await mouse_away(self.s)
+        control, action = self.map.filters[key]
+        await act(self.s, control, action, f"the {self.filter_name(key)} filter")

@@ -12,7 +12,7 @@ import pytest_asyncio
 from _probe_helpers import ProbeRuns, artefact, explain
 
 from agentbench.checks.browser import BrowserHarness
-from agentbench.checks.browser._todo import CHECK_IDS, TASKS, probe_todo
+from agentbench.checks.browser._todo import CHECK_IDS, probe_todo
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -27,7 +27,9 @@ GOOD = [
 # artefact -> {check: expected status}; only these checks run on it
 BROKEN = {
     "todo/bad_enter_twice.html": {"add": "fail", "empty-input": "fail", "escaping": "pass"},
-    "todo/bad_button_only.html": {"add": "fail", "complete": "pass"},
+    # Enter does nothing but the Add button adds: the prompt asks for Enter *or* an Add button, so
+    # this passes `add` (it used to be failed by a rule stricter than the prompt's).
+    "todo/bad_button_only.html": {"add": "pass", "complete": "pass"},
     "todo/bad_checkbox_unbound.html": {"complete": "fail", "filter": "fail", "add": "pass"},
     "todo/bad_all_filter.html": {"filter": "fail", "complete": "pass", "delete": "pass"},
     "todo/bad_delete_index.html": {"delete": "fail", "filter": "pass"},
@@ -78,8 +80,9 @@ async def test_rushed_demo_fails_persistence_and_decides_the_rest(runs: ProbeRun
 async def test_persistence_evidence_lists_before_and_after(runs: ProbeRuns) -> None:
     results, ctx = await runs.run("todo/bad_saves_never_loads.html", BROKEN["todo/bad_saves_never_loads.html"])
     ev = {e.label: e.value for e in results["persistence"].evidence}
-    assert [r["task"] for r in ev["before reload"]] == list(TASKS[:3])
-    assert [r["done"] for r in ev["before reload"]] == [False, True, False]
+    before = ev["before reload"]
+    assert len(before) >= 3 and all(r["times shown"] == 1 for r in before)
+    assert {r["done"] for r in before} == {True, False}  # some marked done, some not (one done and back)
     assert all(r["times shown"] == 0 for r in ev["after reload"])
     shot = [e for e in results["persistence"].evidence if e.kind == "file"]
     assert shot and (ctx.evidence_dir.parent / shot[0].path).is_file()
@@ -101,11 +104,19 @@ async def test_a_page_without_a_task_field_fails_what_needs_a_task(runs: ProbeRu
     assert "no field to type a task into" in results["add"].detail
 
 
-async def test_a_field_we_cannot_see_into_is_an_error_not_a_fail(runs: ProbeRuns) -> None:
-    # The task field lives in a shadow root the probe does not pierce: we could not tell.
+async def test_an_app_in_an_open_shadow_root_is_explored_like_any_other(runs: ProbeRuns) -> None:
+    # The task field and the list live in a web component's open shadow root: found, typed into, read.
     results, _ = await runs.run("todo/gap_shadow_input.html", ["add", "complete"])
+    assert results["add"].status == "pass", explain(results)
+    # That app has no way at all to mark a task done: everything on its rows was tried.
+    assert results["complete"].status == "fail" and "tried" in results["complete"].detail, explain(results)
+
+
+async def test_a_field_we_cannot_see_into_is_an_error_not_a_fail(runs: ProbeRuns) -> None:
+    # The task field lives in a closed shadow root no reader can see into: we could not tell.
+    results, _ = await runs.run("explore/gap_closed_shadow.html", ["add", "complete"])
     assert {r.status for r in results.values()} == {"error"}, explain(results)
-    assert "no visible text field" in results["add"].detail
+    assert "closed shadow root" in results["add"].detail
 
 
 async def test_page_errors_reach_the_context(runs: ProbeRuns, chromium_path: str, tmp_path) -> None:

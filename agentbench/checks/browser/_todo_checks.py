@@ -1,0 +1,112 @@
+"""The to-do checks that use what the exploration learnt on a pristine page of their own.
+
+``escaping`` (task text is shown literally and runs nothing) and ``empty-input`` (every way that
+adds refuses a blank task): both fill the list with what no other check wants to see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from ...errors import CheckError
+from .._model import CheckResult
+from ._find import dom, settle, value
+from ._todo_app import AddBroken, TodoApp
+
+if TYPE_CHECKING:
+    from ._page import PageSession
+
+__all__ = ["TASKS", "check_empty", "check_escaping"]
+
+TASKS = ("Ant 41", "Bee 52", "Cat 63", "Dog 74", "Elk 85")  # short: typing is key by key
+XSS_IMG = '<img src=x onerror="alert(1)">'
+XSS_BOLD = "<b>bold</b>"
+
+
+def _result(check_id: str, ok: bool, good: str, bad: str, *evidence: Any) -> CheckResult:
+    return CheckResult(id=check_id, status="pass" if ok else "fail", detail=good if ok else bad,
+                       evidence=list(evidence))
+
+
+def _tried(app: TodoApp) -> list:
+    rows = app.map.tables.get("rows", [])
+    return [value("what the exploration tried on a task's row", rows)] if rows else []
+
+
+async def _reload(s: PageSession) -> None:
+    await settle(s, 1.0)  # a person pauses before reloading; debounced saves run
+    await s.reload()
+    await asyncio.sleep(0.1)  # storage read asynchronously (IndexedDB) answers in real time
+    await settle(s, 0.5)
+
+
+async def check_escaping(s: PageSession, app: TodoApp) -> CheckResult:
+    try:
+        await app.add(TASKS[0])  # a plain task first: proves adding works here
+    except AddBroken as exc:
+        return CheckResult(id="escaping", status="skip", detail=f"not tried: {exc}")
+    # A field with maxlength cuts what is typed; the cut text is what must then read literally.
+    cut = app.map.max_length if app.map.max_length > 0 else None
+    img, bold = XSS_IMG[:cut], XSS_BOLD[:cut]
+    rows = []
+    for when in ("after adding", "after reload"):
+        dialogs = len(s.dialogs)
+        if when == "after adding":
+            app.tasks += [XSS_IMG, XSS_BOLD]
+            for text in (XSS_IMG, XSS_BOLD):
+                await app.type_task(text)
+        else:
+            await s.reload()
+        await settle(s, 0.3)
+        await asyncio.sleep(0.3)  # the broken image's error event comes from the (real) network
+        await settle(s, 0.1)
+        await s.refresh()
+        marks = await dom(s, "injected", {"input": app.field})
+        flat = " ".join(marks["text"].split())
+        ran = [d for d in s.dialogs[dialogs:] if d.startswith("alert: 1")]
+        rows.append({"when": when, "img src=x elements": marks["imgs"], "<b>bold</b> elements": marks["bolds"],
+                     "its onerror ran (alert)": bool(ran), "img text shown": img in flat,
+                     "bold text shown": bold in flat, "plain task shown": TASKS[0] in flat})
+    ran = any(r["its onerror ran (alert)"] or r["img src=x elements"] or r["<b>bold</b> elements"] for r in rows)
+    # After a reload the markup tasks must still read literally, if the app keeps tasks at all.
+    literal = all(r["img text shown"] and r["bold text shown"] for r in rows if r["plain task shown"])
+    ok = not ran and literal and rows[0]["plain task shown"]
+    bad = ("task text was run as HTML (an <img>/<b> element was created or its onerror ran)" if ran
+           else "task text with <, > and quotes was not shown literally")
+    return _result("escaping", ok, "task text is shown literally and runs nothing", bad, value("markup tasks", rows))
+
+
+async def check_empty(s: PageSession, app: TodoApp) -> CheckResult:
+    a, b = TASKS[:2]
+    try:
+        await app.add(a, b)
+    except AddBroken as exc:
+        return CheckResult(id="empty-input", status="skip", detail=f"not tried: {exc}")
+    state = await app.state()
+    if not state["list"]:
+        raise CheckError("could not tell which element holds the task list")
+    base = state["list"]
+    rows = [{"typed": f"'{a}', '{b}'", "rows": base["count"], "blank rows": base["blank"]}]
+    problems = []
+    # Every way that adds a task is tried on its own: Enter and the Add button may differ.
+    for path in app.map.add_paths:
+        for label, text in (("nothing", ""), ("3 spaces", "   ")):
+            await app.type_task(text, path)
+            now = (await app.state())["list"] or {}
+            rows.append({"typed": f"{label} + {path.label}", "rows": now.get("count"), "blank rows": now.get("blank")})
+            if now.get("blank", 0) > base["blank"]:  # a message shown in the list is not a task
+                problems.append(f"{label} + {path.label} added a blank task")
+                base = now
+    for path, task in zip(app.map.add_paths, TASKS[2:], strict=False):
+        app.tasks.append(task)
+        await app.type_task(task, path)
+        state = await app.state()
+        times = app.shown(state)[task]
+        rows.append({"typed": f"'{task}' + {path.label} (once)", "rows": (state["list"] or {}).get("count"),
+                     "times shown": times})
+        if times != 1:
+            problems.append(f"one entry of '{task}' by {path.label} showed the task {times} times")
+    return _result("empty-input", not problems, "blank tasks are refused; one entry adds exactly one task",
+                   "; ".join(problems), value("rows in the list", rows))
+
