@@ -385,7 +385,7 @@ def _chromium_cmd(port: int) -> list[str]:
     flags = list(dict.fromkeys([*PLAYWRIGHT_DEFAULTS, *CHROMIUM_ARGS]))
     return ["sh", "-c", 'exec "$0" "$@" >/dev/null 2>&1', HEADLESS_SHELL, *flags,
             f"--remote-debugging-port={port}", "--remote-debugging-address=127.0.0.1",
-            "--user-data-dir=/tmp/chromium-home/profile", "about:blank"]
+            "--user-data-dir=/tmp/chromium-home/profile", "--no-startup-window"]
 
 
 def _write_evidence(evidence_dir: Path, items: list[list[str]]) -> None:
