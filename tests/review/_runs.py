@@ -12,7 +12,7 @@ from agentbench.checks._model import CheckResult, Evidence
 from agentbench.config import ModelConfig
 from agentbench.store import AttemptResult, CellRef, RunManifest, attempt_dir, write_json
 
-FLAPPY_IDS = ["core-loop", "pipes-vary", "score", "game-over-and-restart", "same-speed-any-monitor",
+FLAPPY_IDS = ["core-loop", "pipes-vary", "score-per-pipe", "game-over-and-restart", "same-speed-any-monitor",
               "restart-not-skipped", "fair-to-play"]
 
 

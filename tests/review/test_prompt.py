@@ -74,7 +74,7 @@ def test_rubric_errors_name_the_file_and_the_fix(tmp_path: Path) -> None:
     with pytest.raises(TaskError, match=r"\['pipes-vary', 'restart-not-skipped'\] are decided by the reviewer"):
         load_rubric("flappy", root, checklist=checklist)
     ok = "".join(f'[[criteria]]\nid = "{i}"\ntext = "t"\nrequired = true\n'
-                 for i in ("score", "pipes-vary", "restart-not-skipped", "flap"))
+                 for i in ("pipes-vary", "restart-not-skipped", "flap"))
     with pytest.raises(TaskError, match=r"\['flap'\] share an id with checklist items decided by a check"):
         load_rubric("flappy", _write(tmp_path / "d", ok), checklist=checklist)
 
@@ -171,8 +171,8 @@ CTX = {"criteria": FLAPPY_IDS}
 def test_parse_bare_fenced_and_think_wrapped_answers() -> None:
     bare = parse_answer(answer(), ReviewAnswer, CTX)
     assert bare.score == 6 and [c.id for c in bare.criteria] == FLAPPY_IDS
-    fenced = parse_answer(answer({"score": False}, fenced=True), ReviewAnswer, CTX)
-    assert {c.id: c.met for c in fenced.criteria}["score"] is False
+    fenced = parse_answer(answer({"score-per-pipe": False}, fenced=True), ReviewAnswer, CTX)
+    assert {c.id: c.met for c in fenced.criteria}["score-per-pipe"] is False
     thought = parse_answer("<think>maybe {\"score\": 1}</think>\n" + answer(score=9), ReviewAnswer, CTX)
     assert thought.score == 9
 

@@ -36,7 +36,7 @@ def _stored(run_dir: Path, model: str = "alpha", name: str = "review-judge.json"
 
 async def test_good_json_is_stored_with_usage_cost_and_checklist(run_dir: Path) -> None:
     result_before = (run_dir / "flappy" / "alpha" / "r1" / "result.json").read_bytes()
-    met = {"pipes-vary": True, "score": False, "same-speed-any-monitor": False, "restart-not-skipped": True}
+    met = {"pipes-vary": False, "same-speed-any-monitor": False, "restart-not-skipped": True}
     with ScriptedServer(text(answer(met, score=4), usage=USAGE)) as server:
         summary = await _review(run_dir, server)
     (path, record), = summary.reviews
@@ -46,20 +46,21 @@ async def test_good_json_is_stored_with_usage_cost_and_checklist(run_dir: Path) 
     assert data["status"] == "ok" and data["error"] is None and data["raw_answers"] == []
     assert data["reviewer"] == "judge" and data["model_of_artefact"] == "alpha" and data["blind"] is False
     assert [c["id"] for c in data["criteria"]] == FLAPPY_IDS
-    assert {c["id"]: c["met"] for c in data["criteria"]}["score"] is False
+    assert {c["id"]: c["met"] for c in data["criteria"]}["pipes-vary"] is False
     assert data["criteria"][0]["reason"] == "because core-loop"
     assert data["score"] == 4 and data["verdict"] == "Plays, but too fast at 240 Hz."
-    assert data["passed"] is False  # required criteria 'score' and 'same-speed-any-monitor' not met
+    assert data["passed"] is False  # required criteria 'pipes-vary' and 'same-speed-any-monitor' not met
     assert data["weighted_score"] == round(10 * (12 - 1 - 3) / 12, 2)
     assert data["usage"] == {"requests": 1, "prompt_tokens": 1000, "completion_tokens": 200, "reasoning_tokens": 0}
     assert data["cost_usd"] == pytest.approx((1000 * 2.0 + 200 * 10.0) / 1e6)
     assert data["wall_s"] > 0 and data["same_model_warning"] is False
     # The review decides the checklist's reviewer items; result.json itself is never rewritten.
     items = {i["id"]: i for i in data["checklist"]}
-    assert items["score"]["status"] == "fail" and items["score"]["decided_by"] == "reviewer"
-    assert items["pipes-vary"]["status"] == "pass" and items["restart-not-skipped"]["status"] == "pass"
+    assert items["pipes-vary"]["status"] == "fail" and items["pipes-vary"]["decided_by"] == "reviewer"
+    assert items["restart-not-skipped"]["status"] == "pass" and items["restart-not-skipped"]["decided_by"] == "reviewer"
+    assert items["score"]["status"] == "unknown"  # decided by the `score` check: the reviewer never touches it
     assert items["same-on-any-monitor"]["status"] == "fail"  # still the probe's verdict, not the reviewer's
-    assert "score" in data["checklist_summary"]["required_failed"]
+    assert "pipes-vary" in data["checklist_summary"]["required_failed"]
     assert (run_dir / "flappy" / "alpha" / "r1" / "result.json").read_bytes() == result_before
     # What was asked: the source, the probe results, no images for a text-only reviewer.
     (request,) = server.requests
@@ -189,7 +190,7 @@ async def test_report_reads_reviews_as_pass_fail_and_errors_as_undecided(tmp_pat
     from agentbench.report._verdicts import scorer_verdicts
 
     run_dir = build_run(tmp_path, models={"alpha": "a", "beta": "b", "gamma": "c"})
-    with ScriptedServer(text(answer()), text(answer({"score": False})), text("x"), text("y")) as server:
+    with ScriptedServer(text(answer()), text(answer({"score-per-pipe": False})), text("x"), text("y")) as server:
         await _review(run_dir, server)
     (run,) = load_runs([run_dir])
     says = {a.model: scorer_verdicts(a)["reviewer:judge"][0] for a in run.attempts}
