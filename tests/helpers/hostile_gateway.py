@@ -36,6 +36,9 @@ const log = (...a) => console.error("attack:", ...a);
 function body(conn, bytes) {   // write `bytes` as fast as the other end takes them, until it closes
   return new Promise((done) => {
     let sent = 0, closed = false;
+    // Read (and drop) the answer: a paused socket never sees the gateway's end of the stream, and
+    // node would exit with the write still queued, before the other attacks ran.
+    conn.resume();
     conn.on("error", () => {}); conn.on("close", () => { closed = true; done(sent); });
     const pump = () => { while (!closed && sent < bytes) { sent += MB; if (!conn.write(chunk)) return conn.once("drain", pump); }
                          if (!closed) conn.end(); };
