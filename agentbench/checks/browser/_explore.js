@@ -15,7 +15,7 @@ Object.assign(AB, (() => {
   const FIELD_TYPES = new Set(["text", "search", "email", "url", "tel", ""]);
 
   // ---- the composed tree --------------------------------------------------------------------
-  const parentOf = (el) => el.parentElement || (el.parentNode && el.parentNode.host) || null;
+  const { parentOf, tagOf, path, byPath: resolve } = AB._deep;  // deep paths, as _find.js names them
   const siblingsOf = (el) => (el.parentNode ? [...el.parentNode.children] : [el]);
   function* deep(root) {  // every element under root (itself excluded), shadow trees first
     const stack = [root];
@@ -32,28 +32,6 @@ Object.assign(AB, (() => {
   }
   const all = () => [document.documentElement, ...deep(document.documentElement)];
   const contains = (a, b) => { for (let e = b; e; e = parentOf(e)) if (e === a) return true; return false; };
-  const tagOf = (el) => (/^[a-z][a-z0-9-]*$/.test(el.localName) ? el.localName : "*");
-  function path(el) {
-    const parts = [];
-    for (let e = el; e && e !== document.documentElement; e = parentOf(e)) {
-      parts.unshift(`${tagOf(e)}:nth-child(${siblingsOf(e).indexOf(e) + 1})`);
-    }
-    return ":root" + (parts.length ? " > " + parts.join(" > ") : "");
-  }
-  function resolve(p) {
-    if (!p) return null;
-    const steps = p.split(" > ").slice(1);
-    let el = document.documentElement;
-    for (const step of steps) {
-      const m = /^(.+):nth-child\((\d+)\)$/.exec(step);
-      if (!m || !el) return null;
-      const i = Number(m[2]) - 1;
-      const fits = (c) => c && (m[1] === "*" || c.localName === m[1]);
-      const inShadow = el.shadowRoot && el.shadowRoot.children[i];
-      el = fits(inShadow) ? inShadow : fits(el.children[i]) ? el.children[i] : null;
-    }
-    return el;
-  }
   // Where `el` sits under `root`, as child indexes ("0/2"), and back: a row's parts by position.
   function rel(root, el) {
     const out = [];

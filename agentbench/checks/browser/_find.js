@@ -221,5 +221,6 @@ const AB = (() => {
   const animating = () => document.getAnimations().filter((a) => a.playState === "running" &&
     Number.isFinite(a.effect && a.effect.getComputedTiming().endTime)).length;
 
-  return { convControls, snapshot, contextOf, pageText, wordsOnPage, shownNow, animating };
+  return { convControls, snapshot, contextOf, pageText, wordsOnPage, shownNow, animating,
+    _deep: { parentOf, tagOf, path, byPath } };  // shared with _explore.js
 })();
