@@ -21,8 +21,9 @@ from .._model import CheckResult, Evidence
 from ._frames import Frame
 from ._harness import ORIGIN, BrowserHarness
 from ._page import PageBroken, PageSession
+from ._play import Run
 from ._refresh import INPUT_SCRIPTS, REFRESH_ADAPT, REFRESH_SCRIPT, InputStep, refresh_input, refresh_rate_check
-from ._registry import PROBES, ProbeContext, task_probes
+from ._registry import LOAD_RUN_KEY, LOAD_RUN_TASKS, PROBES, ProbeContext, task_probes
 
 # Task probe modules register themselves on import; one missing or broken must not break the rest.
 for _name in ("_flappy", "_flappy_refresh", "_ball", "_ball_refresh", "_todo", "_converter"):
@@ -69,42 +70,70 @@ def _all_ids(task_id: str) -> list[str]:
 
 
 async def _load_check(ctx: ProbeContext) -> CheckResult:
-    """The page renders something non-blank and throws nothing while loading (first second)."""
+    """The page renders something non-blank and throws nothing while loading (first second).
+
+    For a task whose probes start from the no-input run (``task_probes(..., takes_load_run=True)``)
+    the load session is that run (a :class:`Run` on the capture grid) and is handed on open to
+    them once judged (``take_load_run``): one page load fewer per check, the same frames.
+    """
     started = time.monotonic()
-    session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60)
+    run: Run | None = None
+    if ctx.load_run_wanted:
+        run = await Run.open(ctx)
+        session = run.session
+    else:
+        session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60)
+    handed = False
     try:
         if not session.broken:
-            await session.advance(1.0)
+            await (run.to(1.0) if run is not None else session.advance(1.0))
         if session.broken:
             status = "error" if session.harness_limited else "fail"
             return CheckResult(id="load", status=status, detail=session.broken, data={"broken": True},
                                duration_s=time.monotonic() - started)
-        shot = await session.screenshot()
-        path, rel = ctx.evidence_path("load.png")
-        path.write_bytes(shot)
-        snap = await session.snapshot()
-        (r, g, b), _ = snap.image.dominant()
-        rgb = snap.image.rgb
-        off = sum(1 for i in range(0, len(rgb), 3)
-                  if abs(rgb[i] - r) + abs(rgb[i + 1] - g) + abs(rgb[i + 2] - b) > 30)
-        evidence = [Evidence(kind="file", label="the page after 1 s", path=rel)]
-        if session.blocked:
-            evidence.append(Evidence(kind="value", label="blocked outside requests", value=session.blocked))
-        took = time.monotonic() - started
-        data = {"non_background_share": off / max(1, snap.width * snap.height), "blocked": session.blocked}
-        if off < max(3, snap.width * snap.height // 2000):
-            return CheckResult(id="load", status="fail", detail="the page is blank after loading",
-                               evidence=evidence, data=data, duration_s=took)
-        if session.errors:
-            return CheckResult(id="load", status="fail", evidence=evidence, data=data, duration_s=took,
-                               detail=f"uncaught error while loading: {session.errors[0]}")
-        return CheckResult(id="load", status="pass", detail="the page renders without errors",
-                           evidence=evidence, data=data, duration_s=took)
+        result = await _judge_load(ctx, session, started)
+        if run is not None and not run.broken:
+            ctx.offer_load_run(run)
+            handed = True
+        return result
     except PageBroken as exc:
         return CheckResult(id="load", status="fail", detail=str(exc), data={"broken": True},
                            duration_s=time.monotonic() - started)
     finally:
-        await session.close()
+        if not handed:
+            ctx.offer_load_run(None)
+            await session.close()
+
+
+async def _close_load_run(ctx: ProbeContext) -> None:
+    """The load check's run, if the probes never took it (they failed first): its place is freed."""
+    fut = ctx.shared.get(LOAD_RUN_KEY)
+    if isinstance(fut, asyncio.Future) and fut.done() and isinstance(fut.result(), Run):
+        await fut.result().close()
+
+
+async def _judge_load(ctx: ProbeContext, session: PageSession, started: float) -> CheckResult:
+    shot = await session.screenshot()
+    path, rel = ctx.evidence_path("load.png")
+    path.write_bytes(shot)
+    snap = await session.snapshot()
+    (r, g, b), _ = snap.image.dominant()
+    rgb = snap.image.rgb
+    off = sum(1 for i in range(0, len(rgb), 3)
+              if abs(rgb[i] - r) + abs(rgb[i + 1] - g) + abs(rgb[i + 2] - b) > 30)
+    evidence = [Evidence(kind="file", label="the page after 1 s", path=rel)]
+    if session.blocked:
+        evidence.append(Evidence(kind="value", label="blocked outside requests", value=session.blocked))
+    took = time.monotonic() - started
+    data = {"non_background_share": off / max(1, snap.width * snap.height), "blocked": session.blocked}
+    if off < max(3, snap.width * snap.height // 2000):
+        return CheckResult(id="load", status="fail", detail="the page is blank after loading",
+                           evidence=evidence, data=data, duration_s=took)
+    if session.errors:
+        return CheckResult(id="load", status="fail", evidence=evidence, data=data, duration_s=took,
+                           detail=f"uncaught error while loading: {session.errors[0]}")
+    return CheckResult(id="load", status="pass", detail="the page renders without errors",
+                       evidence=evidence, data=data, duration_s=took)
 
 
 async def _refresh_check(ctx: ProbeContext, task_id: str) -> list[CheckResult]:
@@ -171,7 +200,8 @@ async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_di
             await harness.start()
         except CheckError as exc:
             return [CheckResult(id=c, status="error", detail=str(exc)) for c in _all_ids(task_id)]
-    ctx = ProbeContext(harness=harness, artefact_dir=artefact_dir, entry=entry, evidence_dir=evidence_dir)
+    ctx = ProbeContext(harness=harness, artefact_dir=artefact_dir, entry=entry, evidence_dir=evidence_dir,
+                       load_run_wanted=task_id in LOAD_RUN_TASKS)
     clock = harness.begin_check(artefact_dir)  # one epoch and seed for every session of this check
     marks = (len(harness.page_errors), len(harness.dialogs), len(harness.blocked))
     started = time.monotonic()
@@ -199,6 +229,7 @@ async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_di
             if not task.done():
                 task.cancel()
         await asyncio.gather(load_task, rest, return_exceptions=True)
+        await _close_load_run(ctx)
         if own:
             await harness.close()
 

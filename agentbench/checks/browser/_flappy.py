@@ -199,7 +199,7 @@ async def _play_base(ctx: ProbeContext, start: Start, base: Run) -> tuple[Over, 
     return over, again, alive
 
 
-@task_probes("flappy")
+@task_probes("flappy", takes_load_run=True)
 async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
     """flap-input, game-over, restart and score for a Flappy Bird artefact.
 

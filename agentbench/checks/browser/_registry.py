@@ -18,7 +18,9 @@ from .._model import CheckResult
 if TYPE_CHECKING:  # the harness module imports playwright; keep the registry light
     from ._harness import BrowserHarness
 
-__all__ = ["PROBES", "ProbeContext", "ProbeFn", "task_probes"]
+__all__ = ["LOAD_RUN_TASKS", "PROBES", "ProbeContext", "ProbeFn", "task_probes"]
+
+LOAD_RUN_KEY = "load-run"
 
 
 @dataclass
@@ -34,6 +36,8 @@ class ProbeContext:
     # What one check of this run learnt for another (flappy: how the game starts, handed to
     # refresh-rate); see ``shared_future``.
     shared: dict[str, object] = field(default_factory=dict)
+    # The load check's session is handed on to the task's probes (see ``take_load_run``).
+    load_run_wanted: bool = False
 
     def shared_future(self, key: str) -> asyncio.Future[object]:
         """The future under ``key`` in ``shared``, created on first use by either side."""
@@ -41,6 +45,23 @@ class ProbeContext:
         if fut is None:
             fut = self.shared[key] = asyncio.get_running_loop().create_future()
         return fut  # type: ignore[return-value]
+
+    def offer_load_run(self, run: object | None) -> None:
+        """The load check hands on its run (its page with no input, at 1 s), or None; once."""
+        fut = self.shared_future(LOAD_RUN_KEY)
+        if not fut.done():
+            fut.set_result(run)
+
+    async def take_load_run(self) -> object | None:
+        """The load check's run (a ``_play.Run``, the caller's to continue and close), once; else None.
+
+        None when this check run does not hand it on (``load_run_wanted``), the page broke while
+        loading, or it was taken already.
+        """
+        if not self.load_run_wanted or self.shared.get(f"{LOAD_RUN_KEY}:taken"):
+            return None
+        self.shared[f"{LOAD_RUN_KEY}:taken"] = True
+        return await asyncio.shield(self.shared_future(LOAD_RUN_KEY))
 
     def evidence_path(self, name: str) -> tuple[Path, str]:
         """(absolute path to write, relative path for Evidence.path) for an evidence file."""
@@ -50,15 +71,22 @@ class ProbeContext:
 
 ProbeFn = Callable[[ProbeContext], Awaitable[list[CheckResult]]]
 PROBES: dict[str, ProbeFn] = {}
+LOAD_RUN_TASKS: set[str] = set()  # tasks whose probes take the load check's run (see ProbeContext)
 
 
-def task_probes(task_id: str) -> Callable[[ProbeFn], ProbeFn]:
-    """Register the probe coroutine for a task id."""
+def task_probes(task_id: str, *, takes_load_run: bool = False) -> Callable[[ProbeFn], ProbeFn]:
+    """Register the probe coroutine for a task id.
+
+    ``takes_load_run``: the probes call ``ctx.take_load_run()`` exactly once (their run from load
+    with no input), so the load check plays its first second on the capture grid and hands it on.
+    """
 
     def register(fn: ProbeFn) -> ProbeFn:
         if task_id in PROBES:
             raise ValueError(f"probes for task '{task_id}' registered twice")
         PROBES[task_id] = fn
+        if takes_load_run:
+            LOAD_RUN_TASKS.add(task_id)
         return fn
 
     return register

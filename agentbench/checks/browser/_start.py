@@ -60,13 +60,15 @@ class Start:
         return run
 
 
-async def _trial(ctx: ProbeContext, steps: list[Step], against: Run | None, after: float) -> tuple[Run, bool]:
+async def _trial(ctx: ProbeContext, steps: list[Step], against: Run | None, after: float, *,
+                 run: Run | None = None) -> tuple[Run, bool]:
     """Play ``steps``; (the run, it lasts against ``against``). Only a lasting run is left open.
 
     One trial at a time, each closed before the next opens: a check run holding one session
-    while it waits for another could wait forever when few may be open at once.
+    while it waits for another could wait forever when few may be open at once. ``run``: a run
+    from load already under way (the load check's, no input yet) to continue instead of a new one.
     """
-    run = await Run.open(ctx)
+    run = run or await Run.open(ctx)
     try:
         await run.play(steps, WATCH)
     except BaseException:
@@ -84,7 +86,8 @@ async def _trial(ctx: ProbeContext, steps: list[Step], against: Run | None, afte
 async def find_start(ctx: ProbeContext) -> Start:
     """Try each start input against the run without it; see the module docstring."""
     tried: list[str] = []
-    none, _ = await _trial(ctx, [], None, 0.0)
+    loaded = await ctx.take_load_run()  # the load check's first second: the same frames as a fresh run
+    none, _ = await _trial(ctx, [], None, 0.0, run=loaded if isinstance(loaded, Run) else None)
     if none.broken and len(none.frames) < 3:
         raise RuntimeError(f"the page broke: {none.broken}")
     auto = moving(none, 0.2, START_AT) >= 2 or moving(none, START_AT, WATCH) >= 4

@@ -311,3 +311,53 @@ async def test_a_session_cancelled_mid_step_is_not_reused(chromium_path: str, tm
         assert await s.eval("() => document.body.innerText") == "fine"
         await s.close()
         assert h.contexts_created == 2 and time.monotonic() - started < 5
+
+
+# ---- the load check's session is the flappy probes' no-input run --------------------------------
+
+DEMO_FLAPPY = Path(__file__).resolve().parents[3] / "agentbench" / "models" / "demo_data" / "careful" / "flappy"
+
+
+async def test_a_run_judged_at_1s_goes_on_exactly_as_a_fresh_one(harness: BrowserHarness, tmp_path: Path) -> None:
+    """The load check screenshots its run at 1 s, then hands it on: the frames after are unchanged."""
+    from agentbench.checks.browser import ProbeContext
+    from agentbench.checks.browser._play import Run
+
+    ctx = ProbeContext(harness=harness, artefact_dir=DEMO_FLAPPY, entry="index.html", evidence_dir=tmp_path)
+    harness.begin_check(DEMO_FLAPPY)
+    fresh = await Run.open(ctx)
+    judged = await Run.open(ctx)
+    try:
+        await fresh.to(1.8)
+        await judged.to(1.0)
+        await judged.session.screenshot()
+        await judged.session.snapshot()
+        await judged.to(1.8)
+        assert len(fresh.codes) == len(judged.codes) == 37
+        assert fresh.codes == judged.codes
+        # ... and the comparison can fail: a run with one click differs from then on.
+        await fresh.do("click:0.5,0.5")
+        await fresh.to(2.5)
+        await judged.to(2.5)
+        assert any(fresh.codes[i] != judged.codes[i] for i in range(37, 51))
+    finally:
+        await fresh.close()
+        await judged.close()
+
+
+async def test_flappy_check_opens_one_page_fewer_and_judges_the_same(harness: BrowserHarness, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentbench.checks.browser import _registry, run_browser_checks_async
+
+    async def check(name: str) -> tuple[dict[str, str], int]:
+        before = harness.sessions_opened
+        results = await run_browser_checks_async("flappy", DEMO_FLAPPY, tmp_path / name, harness=harness)
+        return {r.id: r.status for r in results}, harness.sessions_opened - before
+
+    handed, n_handed = await check("handed")
+    monkeypatch.setattr(_registry, "LOAD_RUN_TASKS", set())
+    monkeypatch.setattr("agentbench.checks.browser.LOAD_RUN_TASKS", set())
+    own, n_own = await check("own")
+    assert handed == own and set(handed.values()) == {"pass"}, (handed, own)
+    assert n_handed == n_own - 1, (n_handed, n_own)
+    assert (tmp_path / "handed" / "load.png").stat().st_size > 1000
