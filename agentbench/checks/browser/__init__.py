@@ -23,7 +23,7 @@ from ._harness import ORIGIN, BrowserHarness
 from ._page import PageBroken, PageSession
 from ._play import Run
 from ._refresh import INPUT_SCRIPTS, REFRESH_ADAPT, REFRESH_SCRIPT, InputStep, refresh_input, refresh_rate_check
-from ._registry import LOAD_RUN_KEY, LOAD_RUN_TASKS, PROBES, ProbeContext, task_probes
+from ._registry import LOAD_RUN_KEY, LOAD_RUNS, PROBES, ProbeContext, task_probes
 
 # Task probe modules register themselves on import; one missing or broken must not break the rest.
 for _name in ("_flappy", "_flappy_refresh", "_ball", "_ball_refresh", "_todo", "_converter"):
@@ -72,15 +72,17 @@ def _all_ids(task_id: str) -> list[str]:
 async def _load_check(ctx: ProbeContext) -> CheckResult:
     """The page renders something non-blank and throws nothing while loading (first second).
 
-    For a task whose probes start from the no-input run (``task_probes(..., takes_load_run=True)``)
-    the load session is that run (a :class:`Run` on the capture grid) and is handed on open to
-    them once judged (``take_load_run``): one page load fewer per check, the same frames.
+    For a task whose probes start from the no-input run (``task_probes(..., load_run=...)``) the
+    load session is that run (a :class:`Run` on their capture grid) and is handed on open to them
+    once judged (``take_load_run``): one page load fewer per check, the same frames.
     """
     started = time.monotonic()
     run: Run | None = None
-    if ctx.load_run_wanted:
-        run = await Run.open(ctx)
+    if ctx.load_run is not None:
+        run = await Run.open(ctx, every=ctx.load_run.every)
         session = run.session
+        if ctx.load_run.track_bodies and not session.broken:
+            await session.track_bodies(ctx.load_run.track_bodies)
     else:
         session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60)
     handed = False
@@ -201,7 +203,7 @@ async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_di
         except CheckError as exc:
             return [CheckResult(id=c, status="error", detail=str(exc)) for c in _all_ids(task_id)]
     ctx = ProbeContext(harness=harness, artefact_dir=artefact_dir, entry=entry, evidence_dir=evidence_dir,
-                       load_run_wanted=task_id in LOAD_RUN_TASKS)
+                       load_run=LOAD_RUNS.get(task_id))
     clock = harness.begin_check(artefact_dir)  # one epoch and seed for every session of this check
     marks = (len(harness.page_errors), len(harness.dialogs), len(harness.blocked))
     started = time.monotonic()

@@ -21,7 +21,7 @@ from ._bodies import Track, at_rest, balls, bounces, follow, out_of_bounds
 from ._imaging import encode_png, filmstrip
 from ._play import Run, Step, close_all, moving
 from ._refresh import refresh_input
-from ._registry import ProbeContext, task_probes
+from ._registry import LoadRun, ProbeContext, task_probes
 
 __all__ = ["Spawn", "ball_probes", "find_spawn", "shared_spawn"]
 
@@ -71,11 +71,13 @@ def _size(log: list) -> tuple[int, int] | None:
     return next((s for _, _, s in reversed(log) if s), None)
 
 
-async def _try(ctx: ProbeContext, steps: list[Step]) -> tuple[Run, list]:
-    run = await Run.open(ctx, every=CAP)
+async def _try(ctx: ProbeContext, steps: list[Step], *, loaded: Run | None = None) -> tuple[Run, list]:
+    """A run from load with ``steps``, its balls logged; ``loaded``: the load check's run to go on with."""
+    run = loaded or await Run.open(ctx, every=CAP)
     log: list = []
     try:
-        await run.session.track_bodies(EVERY)
+        if loaded is None:
+            await run.session.track_bodies(EVERY)
         await run.play(steps, TRY_S)
         await _bodies(run, log)
     except BaseException:
@@ -86,7 +88,8 @@ async def _try(ctx: ProbeContext, steps: list[Step]) -> tuple[Run, list]:
 
 async def find_spawn(ctx: ProbeContext) -> Spawn:
     """The balls as they come: on their own, else after what a person tries (see the module doc)."""
-    run, log = await _try(ctx, [])
+    loaded = await ctx.take_load_run()  # played as LOAD_RUN says: the same frames as a fresh try
+    run, log = await _try(ctx, [], loaded=loaded if isinstance(loaded, Run) else None)
     if _moves(log) or (not any(b for _, b, _ in log) and moving(run, 0.5, TRY_S) >= 2):
         return Spawn(None, [], run, log, [])
     await run.close()
@@ -176,7 +179,7 @@ def _count(tracks: list[Track], colours: list[str]) -> CheckResult:
                        detail=f"only {most} ball moves at a time ({look}): the prompt asks for several")
 
 
-@task_probes("ball")
+@task_probes("ball", load_run=LoadRun(every=CAP, track_bodies=EVERY))
 async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
     """motion, bounds, energy-loss and ball-count for a bouncing-balls artefact."""
     started = time.monotonic()

@@ -18,9 +18,9 @@ from .._model import CheckResult, Evidence
 from ._flappy_over import Over, frozen_for, restart, watch_over
 from ._flappy_score import score_check, score_texts
 from ._imaging import Image, blobs, diff_mask, encode_png, filmstrip
-from ._play import Run, Step, close_all, diverged, moving
+from ._play import CAP, Run, Step, close_all, diverged, moving
 from ._refresh import InputStep, refresh_input
-from ._registry import ProbeContext, task_probes
+from ._registry import LoadRun, ProbeContext, task_probes
 from ._start import START_AT, Start, release_start, shared_start
 
 __all__ = ["FLAP_SCRIPT", "flappy_probes", "locate_shift"]
@@ -199,7 +199,7 @@ async def _play_base(ctx: ProbeContext, start: Start, base: Run) -> tuple[Over, 
     return over, again, alive
 
 
-@task_probes("flappy", takes_load_run=True)
+@task_probes("flappy", load_run=LoadRun(every=CAP))
 async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
     """flap-input, game-over, restart and score for a Flappy Bird artefact.
 

@@ -18,9 +18,21 @@ from .._model import CheckResult
 if TYPE_CHECKING:  # the harness module imports playwright; keep the registry light
     from ._harness import BrowserHarness
 
-__all__ = ["LOAD_RUN_TASKS", "PROBES", "ProbeContext", "ProbeFn", "task_probes"]
+__all__ = ["LOAD_RUNS", "PROBES", "LoadRun", "ProbeContext", "ProbeFn", "task_probes"]
 
 LOAD_RUN_KEY = "load-run"
+
+
+@dataclass(frozen=True)
+class LoadRun:
+    """How a task's probes play their run from load with no input, for the load check to play it so.
+
+    ``every``: their capture grid (virtual s); ``track_bodies``: the balls drawn are logged every
+    that many frames from the start (0: not).
+    """
+
+    every: float = 0.05
+    track_bodies: int = 0
 
 
 @dataclass
@@ -36,8 +48,8 @@ class ProbeContext:
     # What one check of this run learnt for another (flappy: how the game starts, handed to
     # refresh-rate); see ``shared_future``.
     shared: dict[str, object] = field(default_factory=dict)
-    # The load check's session is handed on to the task's probes (see ``take_load_run``).
-    load_run_wanted: bool = False
+    # How the load check plays its session to hand it on to the task's probes (see ``take_load_run``).
+    load_run: LoadRun | None = None
 
     def shared_future(self, key: str) -> asyncio.Future[object]:
         """The future under ``key`` in ``shared``, created on first use by either side."""
@@ -55,10 +67,10 @@ class ProbeContext:
     async def take_load_run(self) -> object | None:
         """The load check's run (a ``_play.Run``, the caller's to continue and close), once; else None.
 
-        None when this check run does not hand it on (``load_run_wanted``), the page broke while
+        None when this check run does not hand it on (``load_run``), the page broke while
         loading, or it was taken already.
         """
-        if not self.load_run_wanted or self.shared.get(f"{LOAD_RUN_KEY}:taken"):
+        if self.load_run is None or self.shared.get(f"{LOAD_RUN_KEY}:taken"):
             return None
         self.shared[f"{LOAD_RUN_KEY}:taken"] = True
         return await asyncio.shield(self.shared_future(LOAD_RUN_KEY))
@@ -71,22 +83,22 @@ class ProbeContext:
 
 ProbeFn = Callable[[ProbeContext], Awaitable[list[CheckResult]]]
 PROBES: dict[str, ProbeFn] = {}
-LOAD_RUN_TASKS: set[str] = set()  # tasks whose probes take the load check's run (see ProbeContext)
+LOAD_RUNS: dict[str, LoadRun] = {}  # tasks whose probes take the load check's run (see ProbeContext)
 
 
-def task_probes(task_id: str, *, takes_load_run: bool = False) -> Callable[[ProbeFn], ProbeFn]:
+def task_probes(task_id: str, *, load_run: LoadRun | None = None) -> Callable[[ProbeFn], ProbeFn]:
     """Register the probe coroutine for a task id.
 
-    ``takes_load_run``: the probes call ``ctx.take_load_run()`` exactly once (their run from load
-    with no input), so the load check plays its first second on the capture grid and hands it on.
+    ``load_run``: the probes call ``ctx.take_load_run()`` (their run from load with no input,
+    played as it says), so the load check plays its first second that way and hands it on.
     """
 
     def register(fn: ProbeFn) -> ProbeFn:
         if task_id in PROBES:
             raise ValueError(f"probes for task '{task_id}' registered twice")
         PROBES[task_id] = fn
-        if takes_load_run:
-            LOAD_RUN_TASKS.add(task_id)
+        if load_run is not None:
+            LOAD_RUNS[task_id] = load_run
         return fn
 
     return register
