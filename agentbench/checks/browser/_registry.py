@@ -31,7 +31,7 @@ class LoadRun:
     that many frames from the start (0: not).
     """
 
-    every: float = 0.05
+    every: float
     track_bodies: int = 0
 
 
