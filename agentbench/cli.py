@@ -96,7 +96,7 @@ def run_cmd(
     except KeyboardInterrupt:
         err.print(f"[yellow]Interrupted.[/] Finish it later with `agentbench run --resume {run_id}"
                   f"{'' if out_dir == Path('artefacts') else f' --out {out_dir}'}`.", highlight=False)
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     except AgentbenchError as exc:
         _fail(exc)
     if json_out:

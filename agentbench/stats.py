@@ -133,9 +133,9 @@ def compute_stats(results: list[AttemptResult]) -> RunStats:
         shared = sorted(set(by_key[a]) & set(by_key[b]))
         pa = [by_key[a][k].verdict == "pass" for k in shared]
         pb = [by_key[b][k].verdict == "pass" for k in shared]
-        both = sum(x and y for x, y in zip(pa, pb))
-        only_a = sum(x and not y for x, y in zip(pa, pb))
-        only_b = sum(y and not x for x, y in zip(pa, pb))
+        both = sum(x and y for x, y in zip(pa, pb, strict=True))
+        only_a = sum(x and not y for x, y in zip(pa, pb, strict=True))
+        only_b = sum(y and not x for x, y in zip(pa, pb, strict=True))
         pairs.append(PairStats(model_a=a, model_b=b, pairs=len(shared), both_pass=both, only_a=only_a,
                                only_b=only_b, neither=len(shared) - both - only_a - only_b,
                                p_value=round(mcnemar_exact(only_a, only_b), 6)))

@@ -56,7 +56,7 @@ Outcome = Literal["scored", "no-artefact", "budget", "infra-error"]
 
 
 def utcnow() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 def new_run_id() -> str:

@@ -165,7 +165,9 @@ def _check_view(check: Any, att: LoadedAttempt, link: Callable[[Path], str], emb
 def _attempt_view(att: LoadedAttempt, run: LoadedRun, human: HumanVerdict | None, link: FileLink,
                   embed: bool) -> AttemptView:
     r = att.result
-    rel_link = lambda p: link(run, p)
+    def rel_link(p: Path) -> str:
+        return link(run, p)
+
     notes: list[str] = []
     if att.load_error:
         notes.append(att.load_error)

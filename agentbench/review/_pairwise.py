@@ -133,7 +133,7 @@ def _side(label: str, adir: Path, result: AttemptResult, task: Task, blind: bool
 async def _ask(client: ChatClient, reviewer: ModelConfig, order: list[tuple[str, Path, AttemptResult]],
                task: Task, rubric: Rubric, blind: bool, opts: ReviewOptions) -> PairwiseAsk:
     sides, images = [], []
-    for label, (_, adir, result) in zip("AB", order):
+    for label, (_, adir, result) in zip("AB", order, strict=True):
         side, imgs = _side(label, adir, result, task, blind, opts, max(1, opts.max_images // 2))
         sides.append(side)
         images += imgs

@@ -2,6 +2,7 @@
 
 from ._base import ExecResult, Sandbox, SandboxLimits
 from ._docker import DockerSandbox
+from ._health import ended_from_inside
 from ._image import (
     BASE_TAG,
     IMAGE_TAG,
@@ -11,7 +12,6 @@ from ._image import (
     image_exists,
     sweep_containers,
 )
-from ._health import ended_from_inside
 from ._lazy import LazySandbox
 from ._paths import workspace_path
 

@@ -84,7 +84,7 @@ class Sandbox(abc.ABC):
         """
         return None
 
-    async def __aenter__(self) -> "Sandbox":
+    async def __aenter__(self) -> Sandbox:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
