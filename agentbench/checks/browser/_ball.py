@@ -12,7 +12,6 @@ shows), less once every ball is at rest.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from itertools import pairwise
 
@@ -109,15 +108,7 @@ async def find_spawn(ctx: ProbeContext) -> Spawn:
 
 async def shared_spawn(ctx: ProbeContext) -> Spawn | None:
     """The check run's one spawn discovery (the ball probes and refresh-rate share it)."""
-    fut = ctx.shared_future("ball-spawn")
-    if "ball-spawn:owner" not in ctx.shared:
-        ctx.shared["ball-spawn:owner"] = True
-        try:
-            fut.set_result(await find_spawn(ctx))
-        except Exception as exc:  # noqa: BLE001 - handed to every waiter
-            if not fut.done():
-                fut.set_result(exc)
-    got = await asyncio.shield(fut)
+    got = await ctx.discover("ball-spawn", lambda: find_spawn(ctx))
     return got if isinstance(got, Spawn) else None
 
 

@@ -58,6 +58,22 @@ class ProbeContext:
             fut = self.shared[key] = asyncio.get_running_loop().create_future()
         return fut  # type: ignore[return-value]
 
+    async def discover(self, key: str, find: Callable[[], Awaitable[object]]) -> object | None:
+        """One discovery per check run under ``key``: the first caller runs ``find()``, the others wait.
+
+        Every caller gets the same result; None for all when ``find`` raised (the page broke).
+        """
+        fut = self.shared_future(key)
+        owner = f"{key}:owner"
+        if owner not in self.shared:
+            self.shared[owner] = True
+            try:
+                fut.set_result(await find())
+            except Exception:  # noqa: BLE001 - every waiter gets None
+                if not fut.done():
+                    fut.set_result(None)
+        return await asyncio.shield(fut)
+
     def offer_load_run(self, run: object | None) -> None:
         """The load check hands on its run (its page with no input, at 1 s), or None; once."""
         fut = self.shared_future(LOAD_RUN_KEY)

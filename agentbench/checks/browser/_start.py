@@ -13,7 +13,6 @@ One discovery per check run: the flappy probes and refresh-rate share it (``ctx.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 
 from ._play import Run, Step, close_all, lasting, moving
@@ -117,16 +116,7 @@ async def shared_start(ctx: ProbeContext, key: str = "game-start") -> Start | No
     None when it failed (the page broke); a caller that does not claim the base run must not
     close it (the owner, the task's probes, does).
     """
-    fut = ctx.shared_future(key)
-    owner = f"{key}:owner"
-    if owner not in ctx.shared:
-        ctx.shared[owner] = True
-        try:
-            fut.set_result(await find_start(ctx))
-        except Exception as exc:  # noqa: BLE001 - handed to every waiter
-            if not fut.done():
-                fut.set_result(exc)
-    got = await asyncio.shield(fut)
+    got = await ctx.discover(key, lambda: find_start(ctx))
     return got if isinstance(got, Start) else None
 
 
