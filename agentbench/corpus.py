@@ -61,6 +61,7 @@ DEFECT_CHECKS: dict[str, frozenset[str]] = {
         "single-ball": ("ball-count",),
         "no-energy-loss": ("energy-loss",),
         "gains-energy": ("energy-loss",),
+        "energy-gain": ("energy-loss",),  # balls that never settle or gain height
         # to-do
         "add-broken": ("add",),
         "duplicate-add": ("add", "empty-input"),
