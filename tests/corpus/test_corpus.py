@@ -24,6 +24,12 @@ FOUND = artefacts(CORPUS) if CORPUS.is_dir() else []
 
 pytestmark = pytest.mark.browser
 
+# Known gaps (issue 27): artefact -> the class of misjudgement it shows. Strict both ways: a listed
+# artefact that comes right fails until it is taken off the list, and nothing unlisted may be wrong.
+# Empty when issue 27 is resolved.
+KNOWN_GAPS: dict[str, str] = {
+}
+
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def harness(chromium_path: str):
@@ -37,6 +43,11 @@ def test_the_corpus_is_there() -> None:
         if IN_CI:
             pytest.fail(msg)
         pytest.skip(msg)
+
+
+def test_known_gaps_name_corpus_artefacts() -> None:
+    names = {f"{t}/{n}" for t, n, _ in FOUND}
+    assert not FOUND or set(KNOWN_GAPS) <= names, sorted(set(KNOWN_GAPS) - names)
 
 
 def test_every_labelled_defect_is_one_the_scorer_knows() -> None:
@@ -53,6 +64,11 @@ async def test_corpus_artefact(harness: BrowserHarness, tmp_path: Path, task: st
     result = {"verdict": verdict, "score": score, "checks": [c.model_dump() for c in checks]}
     j = judge(task, name, expect, result)
     shown = "\n".join(f"  {c.id}: {c.status} - {c.detail[:300]}" for c in checks)
+    gap = KNOWN_GAPS.get(f"{task}/{name}")
+    if gap is not None:
+        right = j.verdict_ok and not j.unnamed and not j.unexplained and not j.errors
+        assert not right, f"{task}/{name} is judged right now: take it off KNOWN_GAPS ({gap})"
+        pytest.xfail(f"known gap (issue 27): {gap}")
     assert j.verdict_ok, f"verdict {verdict}, labelled {j.expected}\n{shown}"
     assert not j.unnamed, f"labelled defects no failing check names: {j.unnamed}\n{shown}"
     assert not j.unexplained, f"failing checks the labels do not explain: {j.unexplained}\n{shown}"

@@ -6,16 +6,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from playwright.async_api import BrowserContext, CDPSession, Page
 
 from ._serve import ServeBudget
 
-if TYPE_CHECKING:
-    from ._page import PageSession
+__all__ = ["CheckClock", "SessionHost", "Slot", "Tenant"]
 
-__all__ = ["CheckClock", "SessionHost", "Slot"]
+
+class Tenant(Protocol):
+    """A page session as its slot and host see it: what the clock is registered with, where a
+    blocked request is recorded. ``PageSession`` is one; the slot never needs more of it, so this
+    module does not import the session's (arrows run one way: ``_page`` -> ``_slot``).
+    """
+
+    slot: Slot | None
+    fps: int
+    seed: int
+    epoch: int
+    channel: str
+
+    @property
+    def now_ms(self) -> float: ...
+
+    def record_blocked(self, url: str) -> None: ...
 
 
 @dataclass
@@ -27,7 +42,7 @@ class Slot:
     cdp: CDPSession
     root: Path
     viewport: tuple[int, int]
-    session: PageSession | None = None
+    session: Tenant | None = None
     uses: int = 0
     budget: ServeBudget = field(default_factory=ServeBudget)  # bytes served to the current session
     clock_script: str | None = None  # the CDP identifier of the session's clock script
@@ -54,6 +69,6 @@ class SessionHost(Protocol):
     dialogs: list[str]
     virtual_s: float
 
-    async def release(self, session: PageSession) -> None: ...
+    async def release(self, session: Tenant) -> None: ...
 
-    async def register_clock(self, session: PageSession) -> None: ...
+    async def register_clock(self, session: Tenant) -> None: ...
