@@ -42,6 +42,7 @@ __all__ = [
     "extract_tar",
     "lookup",
     "open_regular",
+    "plain_files",
     "read_bytes",
     "safe_parts",
     "staged_artefact",
@@ -290,6 +291,48 @@ def _copy_dir(src_fd: int, dest_fd: int, prefix: str, budget: _Budget, depth: in
                 budget.report.skipped.append((rel, "changed while it was copied"))
                 continue
             _write_from(fh, name, dest_fd, budget, rel)
+
+
+def plain_files(root: Path, *, limits: FileLimits = DEFAULT_LIMITS) -> list[tuple[str, int]]:
+    """``(relative path, size)`` of the plain files under ``root``, sorted, walked as copy_tree does.
+
+    Links, hard links, devices, FIFOs and sockets are left out and no link is followed; the walk
+    stops at ``limits.files`` files and ``limits.depth`` folders deep (what was found so far is
+    returned). Nothing is opened but folders: read each file with :func:`open_regular`.
+    """
+    found: list[tuple[str, int]] = []
+
+    def walk(dfd: int, prefix: str, depth: int) -> None:
+        if depth > limits.depth:
+            return
+        with os.scandir(dfd) as entries:
+            names = sorted(e.name for e in entries)
+        for name in names:
+            if len(found) >= limits.files:
+                return
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+            if _why_not(st) is not None:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                child = _open_dir(name, dfd)
+                try:
+                    walk(child, prefix + name + "/", depth + 1)
+                finally:
+                    os.close(child)
+            else:
+                found.append((prefix + name, st.st_size))
+
+    try:
+        top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return []
+    try:
+        walk(top, "", 0)
+    except OSError:
+        pass  # a folder changed or vanished under the walk: what was found
+    finally:
+        os.close(top)
+    return found
 
 
 def tree_digest(root: Path, *, limits: FileLimits = DEFAULT_LIMITS) -> bytes:

@@ -32,9 +32,10 @@ from pydantic import (
     model_validator,
 )
 
+from .._files import open_regular, plain_files
 from ..checks import Checklist
 from ..config import project_root
-from ..errors import TaskError
+from ..errors import ArtefactError, TaskError
 from ..store import AttemptResult
 from ..tasks import read_task_toml
 
@@ -160,27 +161,31 @@ def _fence_for(text: str) -> str:
 
 
 def collect_sources(artefact_dir: Path, entry: str, max_chars: int) -> list[SourceFile]:
-    """The entry file first, then the other text files, within ``max_chars`` in all."""
+    """The entry file first, then the other text files, within ``max_chars`` in all.
+
+    The artefact is a model's: files are found and read through ``_files`` (no link followed, no
+    FIFO or device opened) and each is read only as far as the budget left can show.
+    """
     if not artefact_dir.is_dir():
         return []
-    root = artefact_dir.resolve()
-    paths = sorted(p for p in artefact_dir.rglob("*") if p.is_file() and p.suffix.lower() in _TEXT_SUFFIXES)
-    paths.sort(key=lambda p: p.relative_to(artefact_dir).as_posix() != entry)
+    found = [(rel, size) for rel, size in plain_files(artefact_dir) if Path(rel).suffix.lower() in _TEXT_SUFFIXES]
+    found.sort(key=lambda f: (f[0] != entry, f[0]))
     out: list[SourceFile] = []
     budget = max_chars
-    for p in paths:
+    for rel, size in found:
         if budget <= 0:
             break
-        if not p.resolve().is_relative_to(root):  # a symlink out of the artefact
-            continue
         try:
-            text = p.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            with open_regular(artefact_dir, rel) as (fh, _size):
+                raw = fh.read(4 * budget + 4)  # UTF-8: at most 4 bytes a character
+                whole = not fh.read(1)
+        except (OSError, ArtefactError):
             continue
+        text = raw.decode("utf-8", errors="replace")
         shown = text[:budget]
         budget -= len(shown)
-        out.append(SourceFile(name=p.relative_to(artefact_dir).as_posix(), text=shown, total=len(text),
-                              lang=_TEXT_SUFFIXES[p.suffix.lower()], fence=_fence_for(shown)))
+        out.append(SourceFile(name=rel, text=shown, total=len(text) if whole else max(size, len(text)),
+                              lang=_TEXT_SUFFIXES[Path(rel).suffix.lower()], fence=_fence_for(shown)))
     return out
 
 
