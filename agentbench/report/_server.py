@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import mimetypes
 import secrets
+import socket
+import sys
 import threading
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
@@ -50,6 +52,46 @@ LOCKED_PAGE = (b"<!DOCTYPE html><title>agentbench report</title><p>This report n
                b"<code>agentbench open</code> printed (it ends in <code>?token=...</code>).</p>")
 
 
+class _Server(ThreadingHTTPServer):
+    """A thread per connection; the open connections are known, so stopping never waits on a client.
+
+    A browser keeps idle sockets open (preconnects), and any local process can open one and send
+    half a request: their threads would sit in a read for ever. ``close_connections`` ends them.
+    """
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # the client left, or stop() closed it
+            log.debug("report.connection_closed", client=str(client_address))
+            return
+        super().handle_error(request, client_address)
+
+    def close_connections(self) -> None:
+        with self._open_lock:
+            still_open = list(self._open)
+        for conn in still_open:  # the handler's read or write fails at once and its thread ends
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
 class ReportServer:
     """The report and its verdict API on ``127.0.0.1`` (port 0: a free one), in a daemon thread.
 
@@ -61,7 +103,7 @@ class ReportServer:
         self.run_dirs = list(run_dirs)
         self.token = secrets.token_urlsafe(24)
         self._host, self._port = host, port
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -84,16 +126,17 @@ class ReportServer:
 
     def start(self) -> ReportServer:
         handler = type("Handler", (_Handler,), {"app": self})
-        self._httpd = ThreadingHTTPServer((self._host, self._port), handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _Server((self._host, self._port), handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="agentbench-report", daemon=True)
         self._thread.start()
         log.info("report.serve", url=self.url)
         return self
 
     def stop(self) -> None:
+        """Stop at once: no new connection, and the open ones (idle, half-sent, mid-reply) are closed."""
         if self._httpd is not None:
             self._httpd.shutdown()
+            self._httpd.close_connections()
             self._httpd.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -256,7 +299,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.headers.get("Content-Type", "").startswith("application/json"):
             return self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
         raw_length = (self.headers.get("Content-Length") or "").strip()
-        if not (raw_length.isascii() and raw_length.isdigit()) or len(self.headers.get_all("Content-Length") or []) != 1:
+        lengths = self.headers.get_all("Content-Length") or []
+        if not (raw_length.isascii() and raw_length.isdigit()) or len(lengths) != 1:
             self.close_connection = True  # the body's end is unknown: never read this connection on
             return self._error(HTTPStatus.BAD_REQUEST, "send one Content-Length: a whole number of bytes")
         length = int(raw_length) if len(raw_length) < 12 else MAX_BODY + 1

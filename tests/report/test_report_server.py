@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import selectors
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,6 +16,8 @@ import httpx
 import pytest
 
 from agentbench.report import ReportServer, load_verdicts
+from tests.helpers.procs import interruptible, read_line
+from tests.helpers.waiting import HANG_S, until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,40 +92,108 @@ def test_server_records_verdicts_and_refuses_strangers(run_dir: Path) -> None:
         httpx.get(url, timeout=2)
 
 
-def _read_line(proc: subprocess.Popen, deadline: float) -> str:
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    buf = b""
-    while time.monotonic() < deadline and not buf.endswith(b"\n"):
-        if sel.select(timeout=0.2):
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:
-                break
-            buf += chunk
-    return buf.decode()
+def _open_cmd(run_dir: Path) -> tuple[subprocess.Popen, str]:
+    """``agentbench open`` started as from a terminal (Ctrl-C reaches it); returns it and its URL line."""
+    proc = interruptible([sys.executable, "-m", "agentbench.cli", "open", str(run_dir), "--no-browser"],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    line = read_line(proc, HANG_S)
+    if not re.search(r"http://127\.0\.0\.1:(\d+)/", line):
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"no URL printed: {line!r} {err.decode(errors='replace')}")
+    return proc, line
+
+
+def _ctrl_c(proc: subprocess.Popen) -> tuple[int, str]:
+    """SIGINT, then wait for the exit (a bound only a server that waits on something reaches).
+
+    Returns the exit code and stdout, after checking that nothing went wrong on stderr."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=HANG_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert "Traceback" not in err.decode(errors="replace"), err
+    return proc.returncode, out.decode(errors="replace")
 
 
 def test_open_command_serves_posts_and_stops(run_dir: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "agentbench.cli", "open", str(run_dir), "--no-browser"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc, line = _open_cmd(run_dir)
     try:
-        line = _read_line(proc, time.monotonic() + 30)
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert m, f"no URL printed: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
-        with httpx.Client(base_url=m.group(0), timeout=10, follow_redirects=True) as c:
+        base = re.search(r"http://127\.0\.0\.1:(\d+)/", line).group(0)
+        with httpx.Client(base_url=base, timeout=HANG_S, follow_redirects=True) as c:
             token = _token(c.get(line.split()[2]).text)  # "Report at URL  (Ctrl-C to stop)"
             res = _post(c, {"run": "run-a", "task": "flappy", "model": "beta", "repeat": 1, "verdict": "fail"},
                         **{"X-Agentbench-Token": token})
             assert res.status_code == 200, res.text
         assert load_verdicts(run_dir).get("flappy", "beta", 1).verdict == "fail"
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=15) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
+        code, out = _ctrl_c(proc)
+    assert code == 0 and out.strip().endswith("stopped"), out
+
+
+def _held_clients(port: int) -> list[socket.socket]:
+    """Connections a browser or a stranger leaves open: idle, half a request head, half a POST body."""
+    idle = socket.create_connection(("127.0.0.1", port))
+    head = socket.create_connection(("127.0.0.1", port))
+    head.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port)
+    body = socket.create_connection(("127.0.0.1", port))
+    body.sendall(b"POST /api/verdict HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Agentbench-Token: x\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{" % port)
+    held = [idle, head, body]
+    for s in held:
+        s.settimeout(HANG_S)
+    return held
+
+
+def _closed_by_server(s: socket.socket) -> bool:
+    """True once the server closed the connection (EOF or reset); blocks until it does (or HANG_S)."""
+    try:
+        while s.recv(65536):
+            pass  # a 403 for the token-less POST head may come first; then the close
+    except (ConnectionResetError, BrokenPipeError):
+        pass
+    except TimeoutError:
+        return False
+    return True
+
+
+def test_ctrl_c_stops_open_while_clients_hold_connections(run_dir: Path) -> None:
+    """Ctrl-C never waits on a client: with idle and half-sent requests still open, open stops at once."""
+    proc, line = _open_cmd(run_dir)
+    port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", line).group(1))
+    held = _held_clients(port)
+    try:
+        # Every connection reached a handler (the server answers a complete request after them).
+        assert httpx.get(f"http://127.0.0.1:{port}/", timeout=HANG_S).status_code == 403
+        started = time.monotonic()
+        code, out = _ctrl_c(proc)
+        took = time.monotonic() - started
+        assert code == 0 and out.strip().endswith("stopped"), out
+        assert all(_closed_by_server(s) for s in held)  # the clients were cut off, not waited for
+        print(f"agentbench open stopped {took:.2f} s after Ctrl-C with {len(held)} connections held open")
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_stop_closes_connections_still_open(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """In process: stop() returns with every open connection closed, so no handler thread outlives it."""
+    server = ReportServer([run_dir]).start()
+    port = int(server.url.rsplit(":", 1)[1].strip("/"))
+    held = _held_clients(port)
+    try:
+        assert httpx.get(server.url, timeout=HANG_S).status_code == 403  # the three were accepted before it
+        server.stop()
+        assert all(_closed_by_server(s) for s in held)
+        until(lambda: not [t for t in threading.enumerate() if "process_request" in t.name],
+              "the report server's handler threads to end")
+        assert "Traceback" not in capsys.readouterr().err  # a client cut off is no error to print
+    finally:
+        for s in held:
+            s.close()
 
 
 def test_the_token_goes_only_to_a_client_that_holds_it(run_dir: Path) -> None:
