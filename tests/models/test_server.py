@@ -11,6 +11,7 @@ import pytest
 
 from agentbench.models import OpenAICompatServer, Reply
 from tests.helpers.scripted import ScriptedServer, ScriptExhausted, text, tool_call
+from tests.helpers.waiting import HANG_S
 
 
 def sse_events(response: httpx.Response) -> tuple[list[dict], list[str]]:
@@ -80,13 +81,14 @@ def test_stream_chunks(include_usage: bool) -> None:
 
 
 def test_stall_sends_keepalive_comments_then_content() -> None:
-    with ScriptedServer(text("hi", hang_s=0.3)) as server:
+    with ScriptedServer(text("hi", hang_s=1.0)) as server:
+        server.keepalive_s = 0.01  # ~100 comments in the stall: 3 need only 3 turns of its thread in a second
         t0 = time.monotonic()
         with httpx.stream("POST", f"{server.base_url}/chat/completions",
                           json={"messages": [], "stream": True}) as response:
             events, comments = sse_events(response)
         elapsed = time.monotonic() - t0
-    assert 0.3 <= elapsed < 1.5
+    assert elapsed >= 1.0
     assert len(comments) >= 3 and set(comments) == {": keep-alive"}
     assert "".join(e["choices"][0]["delta"].get("content", "") for e in events) == "hi"
 
@@ -98,7 +100,7 @@ def test_tokens_per_s_paces_the_stream() -> None:
                           json={"messages": [], "stream": True}) as response:
             sse_events(response)
         elapsed = time.monotonic() - t0
-    assert 0.19 <= elapsed < 1.0
+    assert 0.19 <= elapsed < 10  # 20 pieces at 100/s: paced (and not at 100 s each, a unit slip)
 
 
 def test_reset_mid_stream_is_a_transport_error() -> None:
@@ -148,19 +150,26 @@ def test_concurrent_requests_are_all_recorded() -> None:
 
 
 def test_stop_does_not_wait_for_a_stalled_reply() -> None:
-    server = OpenAICompatServer(lambda b: Reply(message={"content": "x"}, hang_s=30), models=["m"])
+    stalling = threading.Event()
+
+    def stall(body: dict) -> Reply:
+        stalling.set()  # the reply's stall starts as this returns
+        return Reply(message={"content": "x"}, hang_s=HANG_S)
+
+    server = OpenAICompatServer(stall, models=["m"])
     url = server.start()
 
     def call() -> None:
         try:
-            httpx.post(f"{url}/chat/completions", json={"messages": []}, timeout=5)
+            httpx.post(f"{url}/chat/completions", json={"messages": []}, timeout=HANG_S)
         except httpx.HTTPError:
             pass
 
     caller = threading.Thread(target=call)
     caller.start()
-    time.sleep(0.2)
+    assert stalling.wait(HANG_S), "the request never reached the server"
     t0 = time.monotonic()
     server.stop()
-    caller.join(timeout=5)
-    assert time.monotonic() - t0 < 2 and not caller.is_alive()
+    caller.join(timeout=HANG_S)
+    # Neither waited out the stall (HANG_S) nor the client's own timeout (HANG_S): stop() cut it short.
+    assert time.monotonic() - t0 < HANG_S / 2 and not caller.is_alive()
