@@ -225,13 +225,15 @@ async def test_reply_cut_at_the_length_limit_is_a_budget_outcome(scripted, sandb
 
 
 async def test_wall_clock_limit_is_a_budget_outcome(scripted, sandbox, tmp_path) -> None:
-    scripted.enqueue(calls(("list_files", {})), Reply(message={"role": "assistant", "content": "late"}, delay_s=8))
+    # The second answer comes far past the wall limit (the scripted server's stop cuts its delay short);
+    # the limit leaves the first turn (one scripted answer, one list_files) ample time on a busy machine.
+    scripted.enqueue(calls(("list_files", {})), Reply(message={"role": "assistant", "content": "late"}, delay_s=120))
 
     outcome = await run_agent(scripted, sandbox, tmp_path,
-                                       limits=AgentLimits(max_turns=10, max_tokens=10**6, wall_s=1.5))
+                                       limits=AgentLimits(max_turns=10, max_tokens=10**6, wall_s=5))
 
     assert (outcome.status, outcome.budget_hit, outcome.turns) == ("budget", "wall", 1)
-    assert 1.4 < outcome.wall_s < 4
+    assert 4.9 < outcome.wall_s < 60  # stopped at its limit, not when the late answer came
     assert records(tmp_path)[-1]["event"] == "stop" and records(tmp_path)[-1]["stop_reason"] == "wall"
 
 
@@ -248,7 +250,8 @@ async def test_server_error_is_retried_then_the_session_goes_on(scripted, sandbo
 
 async def test_rate_limit_honours_retry_after(scripted, sandbox, tmp_path) -> None:
     scripted.enqueue(Reply(status=429, headers={"Retry-After": "1"}),
-                     calls(("write_file", {"path": "index.html", "content": PAGE})), calls(("finish", {"summary": "ok"})))
+                     calls(("write_file", {"path": "index.html", "content": PAGE})),
+                     calls(("finish", {"summary": "ok"})))
 
     outcome = await run_agent(scripted, sandbox, tmp_path)
 

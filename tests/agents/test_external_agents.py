@@ -210,7 +210,7 @@ def test_hung_agent_is_killed_at_the_wall_limit(tmp_path: Path, agent_image) -> 
 
     class Hanging(ScriptedPeer):
         def _answer(self, body: dict[str, Any]) -> Reply:
-            self.sleep(60)  # the model never answers in time; stop() cuts it short
+            self.sleep(600)  # the model never answers in time; stop() cuts it short
             return super()._answer(body)
 
     peer = Hanging("index.html", CONVERTER)
@@ -220,4 +220,5 @@ def test_hung_agent_is_killed_at_the_wall_limit(tmp_path: Path, agent_image) -> 
                                                                                 wall_s=12)))
         took = time.monotonic() - t0
     assert outcome.status == "budget" and outcome.budget_hit == "wall", outcome
-    assert took < 40, f"the session outlived its wall limit by far ({took:.0f} s)"
+    # Far under the model's 600 s: the wall limit ended it (start-up and teardown may be slow here).
+    assert took < 200, f"the session outlived its wall limit by far ({took:.0f} s)"
