@@ -45,17 +45,19 @@ async def test_has_no_capabilities_and_no_new_privileges(sandbox):
 
 
 async def test_exec_past_its_time_limit_is_killed_and_reported(sandbox):
+    # The bounds: under the host-side guard's backstop (timeout + 2 s grace + 10 s), so the
+    # command's own time limit ended it; far over what it takes on a busy machine (~1 s, ~3 s).
     started = time.monotonic()
     result = await sandbox.exec("echo before; sleep 30; echo after", timeout_s=1)
     assert result.timed_out and not result.ok
-    assert result.stdout == "before\n"
-    assert time.monotonic() - started < 6
+    assert result.stdout == "before\n"  # killed, not run to the end
+    assert time.monotonic() - started < 10
 
     # A command that ignores SIGTERM is killed after the grace period.
     started = time.monotonic()
-    result = await sandbox.exec("trap '' TERM; sleep 30", timeout_s=1)
-    assert result.timed_out
-    assert time.monotonic() - started < 8
+    result = await sandbox.exec("trap '' TERM; sleep 30; echo after", timeout_s=1)
+    assert result.timed_out and "after" not in result.stdout
+    assert time.monotonic() - started < 10
 
     # The sandbox is still usable, and nothing of the killed commands survives.
     procs = await sandbox.exec("cat /proc/[0-9]*/cmdline | tr '\\0' ' '")
@@ -66,7 +68,7 @@ async def test_background_child_does_not_hold_the_exec_open(sandbox):
     started = time.monotonic()
     result = await sandbox.exec("sleep 30 & echo started", timeout_s=20)
     assert result.ok and result.stdout == "started\n" and not result.timed_out
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 15  # held open by the child, it would take its 20 s limit (or 30 s)
 
 
 async def test_a_command_exiting_124_quickly_is_not_a_timeout(sandbox):
@@ -109,10 +111,10 @@ async def test_no_network_inside(sandbox):
         interfaces = await sandbox.exec("ls /sys/class/net")
         assert interfaces.stdout.split() == ["lo"]
         for target in (f"127.0.0.1/{port}", "192.0.2.1/80"):  # 192.0.2.0/24 is TEST-NET-1: never real
-            started = time.monotonic()
+            # A connect must fail at once, not time out: a dropped SYN would hang for minutes (past
+            # the 10 s limit: timed_out); only an immediate refusal says refused or unreachable.
             result = await sandbox.exec(f"echo hi > /dev/tcp/{target}", timeout_s=10)
             assert result.exit_code != 0 and not result.timed_out, (target, result)
-            assert time.monotonic() - started < 3, "a connect must fail at once, not time out"
             assert "refused" in result.stderr or "unreachable" in result.stderr, result.stderr
     finally:
         stop.set()
