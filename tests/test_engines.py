@@ -28,6 +28,8 @@ from agentbench.sandbox._engines import ENGINE_IMAGES, Engine, bind_engine, conn
 from agentbench.store import AttemptResult
 from agentbench.tasks import resolve_tasks
 from tests.helpers.dockerd import SecondEngine, remove_stale_engines
+from tests.helpers.gated import GatedModel
+from tests.helpers.waiting import until
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -264,41 +266,57 @@ def test_an_unreachable_engine_is_named_and_nothing_is_written(tmp_path: Path) -
     assert not (tmp_path / "artefacts").exists()
 
 
+def _cells_on(client: Any) -> bool:
+    try:
+        return bool(client.containers.list(filters={"label": "agentbench.cell"}))
+    except Exception:  # noqa: BLE001 - not up to it yet
+        return False
+
+
 @pytest.mark.docker
 def test_an_engine_lost_mid_run_then_resume_elsewhere(tmp_path: Path, docker_client) -> None:
     remove_stale_engines()
     if os.geteuid() != 0:
         pytest.skip("starting a second dockerd needs root")
-    with SecondEngine() as doomed:
-        (tmp_path / "settings.toml").write_text(
-            f'[[engines]]\nname = "local"\n\n[[engines]]\nname = "doomed"\naddress = "{doomed.address}"\n')
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agentbench.cli", "run", "--model", "demo", "--task", "all", "--repeats", "3",
-             "--no-checks", "-j", "4", "--json"], cwd=tmp_path, env=_env(), stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
-        client = doomed.client()
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:  # kill the engine while it runs a cell's sandbox
-                if client.containers.list(filters={"label": "agentbench.cell"}):
-                    break
-            except Exception:  # noqa: BLE001 - not up to it yet
-                pass
-            time.sleep(0.02)
-        doomed.kill()
-        stdout, stderr = proc.communicate(timeout=240)
-    assert proc.returncode == 0, stderr  # some cells were measured
-    results = {f"{r['task']}/r{r['repeat']}": r for r in json.loads(stdout)["results"]}
-    assert len(results) == 12
-    lost = [r for r in results.values() if r["outcome"] == "infra-error"]
-    assert lost, "the kill landed after every cell on the doomed engine was done"
-    for r in lost:
-        assert r["error"]["kind"] == "engine" and "engine 'doomed'" in r["error"]["message"], r["error"]
-    assert all(r["outcome"] == "scored" for r in results.values() if r["outcome"] != "infra-error")
-    assert "engine 'doomed'" in stderr and "is out of this run" in stderr
-    run_id = json.loads(stdout)["run_id"]
-    # Its cells are rerun on the engine that remains; the measured ones are kept.
-    again = _cli("run", "--resume", run_id, "--retry", "infra", "--engine", "local", "--json", cwd=tmp_path)
+    # The engine is killed while it runs a cell's sandbox: a state the test holds (four attempts wait
+    # at the gated model's gate, sandboxes up), not a moment it guesses.
+    model = GatedModel()
+    model.start()
+    try:
+        (tmp_path / "models.toml").write_text(model.models_toml())
+        with SecondEngine() as doomed:
+            (tmp_path / "settings.toml").write_text(
+                f'[[engines]]\nname = "local"\n\n[[engines]]\nname = "doomed"\naddress = "{doomed.address}"\n')
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "agentbench.cli", "run", "--model", "gated", "--task", "all", "--repeats",
+                 "3", "--no-checks", "-j", "4", "--json"], cwd=tmp_path, env=_env(), stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True)
+            client = doomed.client()
+            try:
+                until(lambda: proc.poll() is not None or (model.held == 4 and _cells_on(client)),
+                      "four attempts at the gate, some on the doomed engine")
+                assert proc.poll() is None, f"the run ended ({proc.returncode}) before it reached the gate"
+            except BaseException:
+                proc.kill()
+                proc.communicate()
+                raise
+            doomed.kill()
+            model.open()
+            stdout, stderr = proc.communicate(timeout=240)
+        assert proc.returncode == 0, stderr  # some cells were measured
+        results = {f"{r['task']}/r{r['repeat']}": r for r in json.loads(stdout)["results"]}
+        assert len(results) == 12
+        lost = [r for r in results.values() if r["outcome"] == "infra-error"]
+        assert lost, "no cell was lost with the engine"
+        for r in lost:
+            assert r["error"]["kind"] == "engine" and "engine 'doomed'" in r["error"]["message"], r["error"]
+        assert all(r["outcome"] == "scored" for r in results.values() if r["outcome"] != "infra-error")
+        assert "engine 'doomed'" in stderr and "is out of this run" in stderr
+        run_id = json.loads(stdout)["run_id"]
+        # Its cells are rerun on the engine that remains; the measured ones are kept.
+        again = _cli("run", "--resume", run_id, "--retry", "infra", "--engine", "local", "--json", cwd=tmp_path)
+    finally:
+        model.stop()
     assert again.returncode == 0, again.stderr
     final = {f"{r['task']}/r{r['repeat']}": r for r in json.loads(again.stdout)["results"]}
     assert all(r["outcome"] == "scored" for r in final.values()), [r["outcome"] for r in final.values()]
