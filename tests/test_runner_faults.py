@@ -10,8 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agentbench.config import ModelConfig
 from agentbench.models import OpenAICompatServer, Reply
 from agentbench.runner import RunOptions, run

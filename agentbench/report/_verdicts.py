@@ -3,8 +3,8 @@
 A person's pass/fail on an attempt is the reference.  Each automatic scorer (the overall check
 verdict, every check, the checklist verdict and its static-only reading, every reviewer) is
 counted against it: agreements, too strict (scorer fail, person pass) and too generous (scorer
-pass, person fail), with the attempts listed so anyone can look.  A scorer that did not decide (check ``error``/``skip``) is
-counted apart, never as an agreement.
+pass, person fail), with the attempts listed so anyone can look.  A scorer that did not decide
+(check ``error``/``skip``) is counted apart, never as an agreement.
 """
 
 from __future__ import annotations
@@ -169,7 +169,8 @@ def _checklist_verdict(items: list[dict[str, Any]], summary: dict[str, Any]) -> 
     if explicit is not None:
         return explicit, ""
     required = [i for i in items if i.get("required", True)]
-    failed = [str(i.get("id")) for i in required if i.get("status") == "fail"] or list(summary.get("required_failed") or [])
+    failed = ([str(i.get("id")) for i in required if i.get("status") == "fail"]
+              or list(summary.get("required_failed") or []))
     if failed:
         return "fail", "required items failed: " + ", ".join(failed)
     unknown = [str(i.get("id")) for i in required if i.get("status") not in ("pass", "fail")]

@@ -17,7 +17,8 @@ from typing import Any
 
 from .._numbers import for_people, human_number
 
-__all__ = ["ChecklistRow", "ChecklistView", "EvidenceView", "ValueView", "checklist_view", "evidence_view", "value_view"]
+__all__ = ["ChecklistRow", "ChecklistView", "EvidenceView", "ValueView", "checklist_view", "evidence_view",
+           "value_view"]
 
 MAX_ROWS = 200
 MAX_IMAGE_BYTES = 1_500_000  # images up to this size are embedded as data: URIs, larger ones linked

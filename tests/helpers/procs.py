@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 import selectors
-import signal
 import subprocess
 import sys
 import time
 from typing import Any
 
-__all__ = ["interruptible", "read_line", "sigint_ignored_here"]
+__all__ = ["interruptible", "read_line"]
 
 # Runs in the child: SIGINT back to SIG_DFL, then exec the real command (same pid, nothing else changed).
 _SHIM = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])"
@@ -26,11 +25,6 @@ _SHIM = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); o
 def interruptible(argv: list[str], **popen: Any) -> subprocess.Popen:
     """``subprocess.Popen(argv, **popen)``, with SIGINT at its default in the child whatever this process has."""
     return subprocess.Popen([sys.executable, "-c", _SHIM, *argv], **popen)
-
-
-def sigint_ignored_here() -> bool:
-    """Whether this process runs with SIGINT ignored (a background job of a non-interactive shell)."""
-    return signal.getsignal(signal.SIGINT) == signal.SIG_IGN
 
 
 def read_line(proc: subprocess.Popen, timeout_s: float) -> str:
