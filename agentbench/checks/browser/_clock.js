@@ -1,6 +1,6 @@
 // The virtual clock: runs in the page's main world before any page code (registered per session
 // over CDP with Page.addScriptToEvaluateOnNewDocument; Python puts the session's config where
-// __AB_CONFIG__ stands: {fps, seed, epoch, startAbs, channel}).
+// __AB_CONFIG__ stands: {fps, seed, epoch, startAbs, channel, confirm}).
 //
 // It replaces every clock a page can read or wait on (requestAnimationFrame, timers,
 // performance.now, Date, Math.random) and records what a person would see drawn (canvas text and
@@ -267,7 +267,7 @@
     return answer;
   };
   define(window, "alert", { alert(message) { return call(dialog("alert", undefined), this, message); } }.alert, true);
-  define(window, "confirm", { confirm(message) { return call(dialog("confirm", false), this, message); } }.confirm, true);
+  define(window, "confirm", { confirm(message) { return call(dialog("confirm", !!cfg.confirm), this, message); } }.confirm, true);
   define(window, "prompt", { prompt(message) { return call(dialog("prompt", null), this, message); } }.prompt, true);
   define(window, "open", { open(url) {
     if (S.opened.length < 20) push(S.opened, call(N.strSlice, str(url), 0, 2000));

@@ -155,12 +155,14 @@ class BrowserHarness:
 
     async def open(self, artefact_dir: Path, entry: str = "index.html", *, fps: int = 60, seed: int | None = None,
                    viewport: tuple[int, int] = (800, 600), step_timeout_s: float = 5.0,
-                   capture_width: int = 160) -> PageSession:
+                   capture_width: int = 160, confirm: bool = False) -> PageSession:
         """Open the artefact on a pristine page with the virtual clock at ``fps``; returns after load.
 
         Never raises for a broken artefact: a page that hangs, crashes or navigates away at load
         comes back with ``session.broken`` set. Raises CheckError when the harness itself fails.
         Waits while ``max_sessions`` sessions are open; ``session.close()`` frees the place.
+        ``confirm``: the page's ``confirm()`` dialogs are answered OK (as the person who asked for
+        what they confirm answers them), else Cancel.
         """
         if self._browser is None:
             raise CheckError("BrowserHarness.open called before start() / async with")
@@ -175,6 +177,7 @@ class BrowserHarness:
         try:
             session = PageSession(self, fps=fps, step_timeout_s=step_timeout_s, viewport=viewport,
                                   capture_width=capture_width)
+            session.confirm = confirm
             slot = self._take(viewport)
             if slot is not None and not await self._wipe(slot):
                 await self._discard(slot)
@@ -212,7 +215,7 @@ class BrowserHarness:
         slot = session.slot
         assert slot is not None
         cfg = {"fps": session.fps, "seed": session.seed, "epoch": session.epoch, "startAbs": session.now_ms,
-               "channel": session.channel}
+               "channel": session.channel, "confirm": session.confirm}
         source = _CLOCK_JS.replace("__AB_CONFIG__", json.dumps(cfg))
         try:
             # The new one first: a document the page makes meanwhile (a reload it started) must

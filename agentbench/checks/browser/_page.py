@@ -79,6 +79,7 @@ class PageSession:
         self.frame = 0
         self.errors: list[str] = []
         self.dialogs: list[str] = []
+        self.confirm = False  # confirm() answered OK (True) or Cancel, in every document (see _clock.js)
         self.blocked: list[str] = []
         self.hung = False
         self.broken: str | None = None  # why the page can no longer be played, if it cannot
