@@ -380,9 +380,25 @@ globalThis.__abView = ((cfg) => {
   // running animations still see it), so a fade-in shows after a virtual second and a blinking
   // hint blinks alike in every run of the same script. One the page paused is left alone.
   const anims = new WeakMap();  // Animation -> virtual time it started at (ms)
+  // document.getAnimations() leaves out those in shadow trees: open shadow roots are looked for
+  // every 8th step (not every frame) and their animations stepped too.
+  let shadowRoots = [], steps = 0;
+  function findShadowRoots() {
+    const out = [], stack = [document];
+    while (stack.length && out.length < 200) {
+      for (const el of stack.pop().querySelectorAll("*")) {
+        if (el.shadowRoot) { out.push(el.shadowRoot); stack.push(el.shadowRoot); }
+      }
+    }
+    return out;
+  }
   function stepAnimations(now) {
     let list;
-    try { list = document.getAnimations(); } catch (e) { return; }
+    try {
+      if (steps++ % 8 === 0) shadowRoots = findShadowRoots();
+      list = document.getAnimations();
+      for (const r of shadowRoots) list = list.concat(r.getAnimations());
+    } catch (e) { return; }
     for (let i = 0; i < list.length && i < 500; i++) {
       const a = list[i];
       try {
