@@ -321,14 +321,16 @@ Object.assign(AB, (() => {
     // A blank task may be a row 0 px high: laid out (not display: none), it still counts.
     const laid = (c) => c.checkVisibility ? c.checkVisibility({ checkVisibilityCSS: true }) && c.getClientRects().length > 0 : visible(c);
     const kids = [...(lca.shadowRoot ? lca.shadowRoot.children : []), ...lca.children].filter((c) => !SKIP.has(c.tagName) && laid(c));
+    // A row's words: not its controls' names, nor a lone glyph in an element of its own (a "×" or
+    // "✖" drawn as a delete icon), and only letters or digits count: "   ×" is a blank task.
     const words = (row) => {
       const bits = [];
       for (const el of [row, ...deep(row)]) {
         if (el.closest("button, [role=button], select, a")) continue;
         if (el.tagName === "INPUT" && FIELD_TYPES.has(el.type)) bits.push(el.value);
-        else bits.push(ownText(el));
+        else if ([...ownText(el)].length > 1 || el === row) bits.push(ownText(el));
       }
-      return norm(bits.join(" "));
+      return /[\p{L}\p{N}]/u.test(bits.join(" ")) ? norm(bits.join(" ")) : "";
     };
     return { path: path(lca), count: kids.length, blank: kids.filter((k) => !words(k)).length,
       texts: kids.slice(0, 20).map((k) => text(k).slice(0, 60)) };
@@ -360,6 +362,11 @@ Object.assign(AB, (() => {
     return { imgs, bolds, text: [text(document.body), ...values].join(" ").slice(0, 20000) };
   }
 
+  // Images still being fetched (an <img src=x> a task's text made: its error event comes when the
+  // fetch fails, outside the virtual clock); lazy ones may never be fetched and do not count.
+  const loadingImages = () => [...deep(document.body)].filter((el) => el.tagName === "IMG" && !el.complete &&
+    el.getAttribute("src") && el.loading !== "lazy").length;
+
   // Choices a person opens first (a menu shown on hover or after a click): hidden short texts,
   // grouped under their nearest shown ancestor, the place to hover or click to open them.
   function hiddenChoices() {
@@ -377,7 +384,7 @@ Object.assign(AB, (() => {
     return [...groups].slice(0, 16).map(([anchor, texts]) => ({ anchor, texts }));
   }
 
-  return { hiddenChoices, exPath: path, exResolve: resolve, candidates, fields, rows, injected, pageText2: () => text(document.body),
+  return { hiddenChoices, loadingImages, exPath: path, exResolve: resolve, candidates, fields, rows, injected, pageText2: () => text(document.body),
     relOf: (a) => rel(resolve(a.root), resolve(a.el)),
     fromRel: (a) => { const r = resolve(a.root); const e = r && unrel(r, a.rel); return e ? path(e) : null; },
     shownPaths: (a) => a.paths.map((p) => visible(resolve(p))) };

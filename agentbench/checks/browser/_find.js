@@ -217,10 +217,36 @@ const AB = (() => {
   // Which of these elements a person can see now (a form hidden after Convert, until Reset).
   const shownNow = (arg) => arg.paths.map((p) => visible(byPath(p)));
 
-  // CSS animations and transitions still running (infinite ones, like spinners, do not count).
-  const animating = () => document.getAnimations().filter((a) => a.playState === "running" &&
-    Number.isFinite(a.effect && a.effect.getComputedTiming().endTime)).length;
+  // How long (ms of animation time) until the CSS animations and transitions now running end: the
+  // longest one left (infinite ones, like spinners, do not count); 0 when none runs.
+  const animating = () => {
+    let left = 0;
+    const all = [...document.getAnimations()];  // shadow trees' animations are not among them
+    const stack = [document];
+    while (stack.length) {
+      for (const el of stack.pop().querySelectorAll("*")) {
+        if (el.shadowRoot) { all.push(...el.shadowRoot.getAnimations()); stack.push(el.shadowRoot); }
+      }
+    }
+    for (const a of all) {
+      if (a.playState !== "running" || !a.effect) continue;
+      const end = a.effect.getComputedTiming().endTime;
+      if (!Number.isFinite(end)) continue;
+      const rate = Math.abs(a.playbackRate) || 1;
+      const t = Number(a.currentTime) || 0;
+      left = Math.max(left, (a.playbackRate < 0 ? t : end - t) / rate, 1);
+    }
+    return left;
+  };
+  // Rendering frames the browser has made since this library came to the document, counted by a
+  // requestAnimationFrame of the harness's isolated world (the page's virtual clock does not replace
+  // it): animation events (transitionend, animationend) are dispatched as a frame is rendered.
+  let frames = 0, asked = false;
+  const painted = () => {
+    if (!asked) { asked = true; requestAnimationFrame(() => { asked = false; frames++; }); }
+    return frames;
+  };
 
-  return { convControls, snapshot, contextOf, pageText, wordsOnPage, shownNow, animating,
+  return { convControls, snapshot, contextOf, pageText, wordsOnPage, shownNow, animating, painted,
     _deep: { parentOf, tagOf, path, byPath } };  // shared with _explore.js
 })();

@@ -46,6 +46,7 @@ __all__ = [
     "page_exceptions",
     "parse_numbers",
     "press",
+    "rendered",
     "run_check",
     "run_checks_side_by_side",
     "select_index",
@@ -61,48 +62,73 @@ __all__ = [
 # _explore.js adds the page explorer's readers (shadow-piercing candidates and row state) to the same library.
 _JS = "\n".join(Path(__file__).with_name(name).read_text(encoding="utf-8") for name in ("_find.js", "_explore.js"))
 _ACTION_TIMEOUT_MS = 2500
-_ANIMATION_WAIT_S = 2.0  # at most per read
-_ANIMATION_BUDGET_S = 8.0  # at most per page: a page that never stops animating is read as it is
+_ANIMATION_WAIT_S = 2.0  # virtual seconds at most per read
+_ANIMATION_BUDGET_S = 8.0  # virtual seconds per page of reads whose animations outlast the wait: a page that
+# never stops animating is then read as it is (animations that end in time cost nothing of it)
+_FRAME_LIMIT_S = 20.0  # real seconds for the browser to render two frames: only a page that hangs it reaches this
 _CHECK_LIMIT_S = 30.0  # per check; the harness gives all of a task's checks 240 s
 _animation_budget: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
 
 
 # The library is installed once per document in the harness's isolated world (see
 # PageSession.read), where the page can neither see it nor replace what it reads with; each read
-# also counts running CSS animations, which run in real time, not on the virtual clock.
+# also says how long the running CSS animations have left (they follow the virtual clock).
 _LIBRARY = "find"
 _SOURCE = ("(() => {\n" + _JS + "\nreturn Object.assign(AB, "
            "{ call: (a) => ({ r: AB[a.fn](a.arg), anim: AB.animating() }) }); })()")
 
 
 async def _call(session: PageSession, fn: str, arg: Any) -> dict[str, Any]:
-    return await session.read(_LIBRARY, _SOURCE, "call", {"fn": fn, "arg": arg})
+    try:
+        return await session.read(_LIBRARY, _SOURCE, "call", {"fn": fn, "arg": arg})
+    except PageBroken:
+        raise
+    except Exception as exc:  # an app may navigate (a form submitting) mid-probe
+        if "context was destroyed" not in str(exc) and "navigat" not in str(exc).lower():
+            raise
+        await session.advance(0.05)  # the harness waits for the new document and resyncs its clock
+        return await session.read(_LIBRARY, _SOURCE, "call", {"fn": fn, "arg": arg})
+
+
+async def rendered(session: PageSession) -> None:
+    """Wait until the browser has rendered two frames from now (a condition, not a span of time: a
+    busy machine only makes it later). Animation events (transitionend, animationend) are
+    dispatched as a frame is rendered; a browser that renders none for ``_FRAME_LIMIT_S`` is stuck,
+    and that is a CheckError (could not tell), not a finding."""
+    deadline = time.monotonic() + _FRAME_LIMIT_S
+    since = int((await _call(session, "painted", None))["r"])
+    while (await _call(session, "painted", None))["r"] < since + 2:
+        if time.monotonic() > deadline:
+            raise CheckError(f"the browser rendered no frame within {_FRAME_LIMIT_S:g} s, so the page's "
+                             "animation events could not be waited for")
+        await asyncio.sleep(0.004)
 
 
 async def dom(session: PageSession, fn: str, arg: Any = None) -> Any:
     """Call ``AB.<fn>(arg)`` from _find.js in the page (read-only) and return its JSON result.
 
     While CSS animations or transitions run (a task fading in starts at opacity 0, a row removed
-    on ``transitionend`` lingers) the read waits for them, in real time and bounded.
+    on ``transitionend`` lingers) the read waits for them on the virtual clock: the clock runs to
+    their end, the browser renders a frame (their end events are dispatched then), and what those
+    handlers started runs; bounded in virtual time per read and per page, so a page that keeps
+    animating is read as it is. How busy the machine is changes nothing.
     """
     budget = _animation_budget.get(session, _ANIMATION_BUDGET_S)
-    deadline = time.monotonic() + min(_ANIMATION_WAIT_S, budget)
+    allowed = min(_ANIMATION_WAIT_S, budget)
+    waited = 0.0
     while True:
-        try:
-            out = await _call(session, fn, arg)
-        except PageBroken:
-            raise
-        except Exception as exc:  # an app may navigate (a form submitting) mid-probe
-            if "context was destroyed" not in str(exc) and "navigat" not in str(exc).lower():
-                raise
-            await session.advance(0.05)  # the harness waits for the new document and resyncs its clock
-            out = await _call(session, fn, arg)
-        if not out["anim"] or time.monotonic() > deadline:
-            _animation_budget[session] = budget
+        out = await _call(session, fn, arg)
+        left_s = float(out.get("anim") or 0) / 1000.0
+        if not left_s:
             return out["r"]
-        budget -= 0.1
-        await asyncio.sleep(0.05)
+        if waited >= allowed:
+            _animation_budget[session] = budget - waited
+            return out["r"]
+        step = min(left_s, allowed - waited) + 1 / 60  # a frame past their end
+        await session.advance(step)
+        await rendered(session)
         await session.advance(0.05)  # transitionend/animationend handlers may start timers
+        waited += step + 0.05
 
 
 async def settle(session: PageSession, seconds: float = 0.3) -> None:
