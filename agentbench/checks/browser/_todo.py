@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from .._model import CheckResult, Evidence
-from ._find import run_check
+from ._find import run_check, settle
 from ._page import PageBroken
 from ._registry import ProbeContext, task_probes
 from ._todo_app import AddBroken, TodoApp, TodoMap
 from ._todo_checks import TASKS, check_empty, check_escaping
-from ._todo_map import explore_todo
+from ._todo_map import START_S, explore_todo
 from ._todo_verdicts import judge_add, judge_complete, judge_delete, judge_filter, judge_persistence
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class Exploration:
         started = time.monotonic()
         session = None
         try:
-            session = await self.ctx.harness.open(self.ctx.artefact_dir, self.ctx.entry)
+            session = await self.ctx.harness.open(self.ctx.artefact_dir, self.ctx.entry, confirm=True)
             if session.broken:
                 raise PageBroken(session.broken)
             await asyncio.wait_for(explore_todo(session, self.todo, lambda _t: self._publish(self.adds)),
@@ -141,6 +141,7 @@ async def _replayed(ctx: ProbeContext, ex: Exploration, check_id: str, body: Any
         return gap
 
     async def run(s: PageSession) -> CheckResult:
+        await settle(s, START_S)
         return await body(s, TodoApp(s, todo))
 
     return await run_check(ctx, check_id, run)

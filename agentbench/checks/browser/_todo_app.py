@@ -7,18 +7,51 @@ works on any other. Reading goes through ``_explore.js``; every action is real i
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from dataclasses import field as _field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from ._explore import Control, act
-from ._find import Absent, dom, page_exceptions, press, settle, type_into
+from ._find import Absent, dom, page_exceptions, press, rendered, settle, type_into
+from ._page import ORIGIN
 
 if TYPE_CHECKING:
     from ._page import PageSession
 
-__all__ = ["AddBroken", "AddPath", "Recipe", "TodoApp", "TodoMap", "look_diff"]
+__all__ = ["NAMES", "AddBroken", "AddPath", "Names", "Recipe", "TodoApp", "TodoMap", "changed_keys", "look_diff",
+           "reverted"]
+
+
+NAMES = ("Ant 41", "Bee 52", "Cat 63", "Dog 74", "Elk 85", "Fox 96", "Gnu 17", "Hen 28", "Owl 39", "Yak 50",
+         "Cod 61", "Emu 72")
+
+
+class Names:
+    """Fresh task texts for one exploration."""
+
+    def __init__(self) -> None:
+        self._left = list(NAMES)
+        self._more = 100
+
+    def next(self) -> str:
+        if self._left:
+            return self._left.pop(0)
+        self._more += 1  # three digits: no name is part of another
+        return f"Kiwi {self._more}"
+
+
+IDB_LIMIT_S = 10.0  # real seconds for IndexedDB to answer after a reload: only a stuck page reaches this
+
+
+async def _has_indexeddb(s: PageSession) -> bool:
+    """Whether the page's origin has IndexedDB databases (read over CDP, where the page cannot lie)."""
+    try:
+        got = await s.cdp("IndexedDB.requestDatabaseNames", {"securityOrigin": ORIGIN})
+    except CheckError:
+        return False
+    return bool(got.get("databaseNames"))
 
 
 class AddBroken(Absent):
@@ -90,13 +123,31 @@ class TodoMap:
         return like_done > like_undone
 
 
-def look_diff(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """What changed in a row's look, in words ("class 'completed' added", "ticked", "line-through")."""
-    out: list[str] = []
-    for key in sorted(set(before) | set(after)):
+def changed_keys(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
+    """The parts of a row's look that differ (an opacity step under 0.05 is no change)."""
+    out = set()
+    for key in set(before) | set(after):
         b, a = before.get(key), after.get(key)
         if b == a or key.startswith("o") and b is not None and a is not None and abs(float(b) - float(a)) < 0.05:
             continue
+        out.add(key)
+    return out
+
+
+def reverted(before: dict[str, Any], done: dict[str, Any], back: dict[str, Any]) -> bool:
+    """Whether a row marked done (``before`` -> ``done``) was changed back: every part the marking
+    changed left its done value. It need not be byte for byte as before: a component that writes
+    completed="false" where there was no attribute shows the task not done all the same."""
+    marked = changed_keys(before, done)
+    return bool(marked) and marked <= changed_keys(done, back)
+
+
+def look_diff(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What changed in a row's look, in words ("class 'completed' added", "ticked", "line-through")."""
+    out: list[str] = []
+    keys = changed_keys(before, after)
+    for key in sorted(keys):
+        b, a = before.get(key), after.get(key)
         kind = key[:1] if key != "parent" else "parent"
         if kind == "c":
             bs, as_ = set(str(b or "").split()), set(str(a or "").split())
@@ -221,6 +272,31 @@ class TodoApp:
         await act(self.s, target, recipe.action, f"{recipe.what} of '{task}'")
         # A click handler that first waits out a possible double-click (~250 ms) has acted by now.
         await settle(self.s, 0.15)
+
+    async def reload(self, expect: list[str] | tuple[str, ...] = ()) -> None:
+        """Reload as a person does: a pause first (debounced saves run), then a real reload.
+
+        An app that keeps its tasks in IndexedDB shows them only when its read answers, outside
+        the virtual clock: when some of ``expect`` are missing and the page has IndexedDB
+        databases, the browser's frames and the clock run until they show (a condition); a read
+        that never answers is a CheckError (could not tell), not a loss.
+        """
+        await settle(self.s, 1.0)
+        await self.s.reload()
+        await settle(self.s, 0.5)
+        if not expect or await self._all_shown(expect) or not await _has_indexeddb(self.s):
+            return
+        deadline = time.monotonic() + IDB_LIMIT_S
+        while not await self._all_shown(expect):
+            if time.monotonic() > deadline:
+                raise CheckError(f"after a reload the page's IndexedDB did not give back {list(expect)} within "
+                                 f"{IDB_LIMIT_S:g} s, so whether they were kept could not be told")
+            await rendered(self.s)
+            await settle(self.s, 0.1)
+
+    async def _all_shown(self, tasks: list[str] | tuple[str, ...]) -> bool:
+        shown = self.shown(await self.state())
+        return all(shown.get(m) for m in tasks)
 
     def has_filters(self, *keys: str) -> bool:
         return all(k in self.map.filters for k in keys)

@@ -7,11 +7,12 @@ adds refuses a blank task): both fill the list with what no other check wants to
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from .._model import CheckResult
-from ._find import dom, settle, value
+from ._find import dom, rendered, settle, value
 from ._todo_app import AddBroken, TodoApp
 
 if TYPE_CHECKING:
@@ -34,11 +35,19 @@ def _tried(app: TodoApp) -> list:
     return [value("what the exploration tried on a task's row", rows)] if rows else []
 
 
-async def _reload(s: PageSession) -> None:
-    await settle(s, 1.0)  # a person pauses before reloading; debounced saves run
-    await s.reload()
-    await asyncio.sleep(0.1)  # storage read asynchronously (IndexedDB) answers in real time
-    await settle(s, 0.5)
+IMAGE_LIMIT_S = 10.0  # real seconds for the browser to fail fetching an <img src=x>
+
+
+async def _images_fetched(s: PageSession) -> None:
+    """Wait until no image is being fetched (the broken image's error event comes from the network,
+    outside the virtual clock), then for a rendered frame and the timers its handler started. A
+    condition, not a span of time; should it never hold, the check reads what there is (waiting
+    longer could only show more of what ran)."""
+    deadline = time.monotonic() + IMAGE_LIMIT_S
+    while await dom(s, "loadingImages") and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    await rendered(s)
+    await settle(s, 0.1)
 
 
 async def check_escaping(s: PageSession, app: TodoApp) -> CheckResult:
@@ -59,8 +68,7 @@ async def check_escaping(s: PageSession, app: TodoApp) -> CheckResult:
         else:
             await s.reload()
         await settle(s, 0.3)
-        await asyncio.sleep(0.3)  # the broken image's error event comes from the (real) network
-        await settle(s, 0.1)
+        await _images_fetched(s)
         await s.refresh()
         marks = await dom(s, "injected", {"input": app.field})
         flat = " ".join(marks["text"].split())

@@ -18,8 +18,7 @@ from ._readings import tree_distance
 
 if TYPE_CHECKING:
     from ._page import PageSession
-    from ._todo_app import TodoApp, TodoMap
-    from ._todo_map import Names
+    from ._todo_app import Names, TodoApp, TodoMap
 
 __all__ = ["explore_filters", "filter_key"]
 

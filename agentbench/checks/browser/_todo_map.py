@@ -26,19 +26,18 @@ from ._explore import Control, Trials, act, controls, listeners, opaque_parts, r
 from ._find import dom, mouse_away, page_exceptions, press, settle, type_into
 from ._page import PageBroken
 from ._readings import tree_distance
-from ._todo_app import AddBroken, AddPath, Recipe, TodoApp, TodoMap, look_diff
+from ._todo_app import AddBroken, AddPath, Names, Recipe, TodoApp, TodoMap, changed_keys, look_diff, reverted
 from ._todo_filters import explore_filters
 from ._todo_reload import delete_under_filter, reload_phase
 
 if TYPE_CHECKING:
     from ._page import PageSession
 
-__all__ = ["NAMES", "explore_rows", "find_adds", "rank_row"]
+__all__ = ["START_S", "explore_rows", "find_adds", "rank_row"]
 
-NAMES = ("Ant 41", "Bee 52", "Cat 63", "Dog 74", "Elk 85", "Fox 96", "Gnu 17", "Hen 28", "Owl 39", "Yak 50",
-         "Cod 61", "Emu 72")
 ADD_CAP = 14  # controls tried as the Add button when Enter adds nothing
 ROW_CAP = 16  # actions tried on rows
+START_S = 0.5  # virtual seconds a page runs before the first input (a "document ready" that waits a timer)
 _DEL = re.compile(r"delete|remove|trash|destroy|discard|erase|\bdel\b|✕|✖|×|✗|❌|🗑|^\s*x\s*$|xmark|close", re.I)
 _TOG = re.compile(r"\bdone\b|complete|finish|\bcheck|toggle|\bmark|✓|✔|☐|☑|✅|undo|reopen|uncheck|restore", re.I)
 _EDIT = re.compile(r"edit|pencil|rename|✎|✏|\bsave\b|cancel", re.I)
@@ -46,20 +45,6 @@ _ADD = re.compile(r"^\s*[+＋➕]\s*$|\badd\b|\bcreate\b|\bsubmit\b|\bsave\b|tam
                   r"agregar|aggiungi|adicionar|toevoegen|dodaj|ekle|добав|添加|追加|추가", re.I)
 _ADD_CLASS = re.compile(r"(^|[\s_-])(add|plus|create|submit)([\s_-]|$)|fa-plus|bi-plus|icon-plus", re.I)
 _FIELD_HINT = re.compile(r"task|to-?do|add|what|new|item|enter|tugas|tarefa|aufgabe|tâche|tarea", re.I)
-
-
-class Names:
-    """Fresh task texts for one exploration."""
-
-    def __init__(self) -> None:
-        self._left = list(NAMES)
-        self._more = 100
-
-    def next(self) -> str:
-        if self._left:
-            return self._left.pop(0)
-        self._more += 1  # three digits: no name is part of another
-        return f"Kiwi {self._more}"
 
 
 def _shown_words(n: int) -> str:
@@ -150,7 +135,7 @@ async def _try_adds(s: PageSession, app: TodoApp, todo: TodoMap, names: Names, t
         prompts = [d for d in s.dialogs[dialogs:] if d.startswith("prompt")]
         if prompts and not k:
             todo.add_prompt = todo.add_prompt or f"{c.describe()} asked '{prompts[0]}'"
-            effect += f" (asked '{prompts[0]}', answered Cancel)"
+            effect += f" (asked '{prompts[0]}', answered {answered(s, prompts[0])})"
         trials.add(c, f"typed '{task}' + click", effect + (f"; threw {thrown[0]}" if thrown else ""))
         if not k:
             app.tasks.remove(task)
@@ -162,6 +147,13 @@ async def _try_adds(s: PageSession, app: TodoApp, todo: TodoMap, names: Names, t
             todo.add_paths.append(path)
             return
         await return_to(s, url)  # the control went to another page of the artefact: back to the app
+
+
+def answered(s: PageSession, dialog: str) -> str:
+    """How the harness answered a dialog the page opened ("confirm: Remove?" -> "OK" in a to-do session)."""
+    if dialog.startswith("confirm"):
+        return "OK" if s.confirm else "Cancel"
+    return "Cancel" if dialog.startswith("prompt") else "closed"
 
 
 def _page_effect(state: dict[str, Any], task: str, url: str, now: str) -> str:
@@ -332,8 +324,9 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
             return True, None
         diff = look_diff(b["look"] or {}, a["look"] or {})
     if not diff:
-        words = "nothing changed" + (f" (asked '{asked[0]}', answered Cancel)" if asked else "")
-        if asked:
+        answer = answered(s, asked[0]) if asked else ""
+        words = "nothing changed" + (f" (asked '{asked[0]}', answered {answer})" if asked else "")
+        if answer == "Cancel":
             todo.delete_facts.setdefault("asked", asked[0])
         trials.add(recipe.what, say, words, found=recipe.found_by)
         return False, after
@@ -346,9 +339,11 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
     back = await _use_again(s, app, recipe, task, after)
     b2 = app.item(back, task)
     undo = look_diff(b["look"] or {}, b2["look"] or {}) if b2 else ["the task disappeared"]
-    steps.append({"step": f"{recipe.what} again", "changed": undo[:4] or ["back as before"],
+    back_ok = b2 is not None and reverted(b["look"] or {}, a["look"] or {}, b2["look"] or {})
+    said = ["back as before"] if not undo else [f"back, still: {', '.join(undo[:2])}"] if back_ok else undo[:4]
+    steps.append({"step": f"{recipe.what} again", "changed": said,
                   "others changed": [m for m in others if not app.shown(back).get(m)]})
-    if undo:
+    if not back_ok:
         trials.add(recipe.what, f"{recipe.action} again", "did not change it back: " + "; ".join(undo[:3]),
                    found=recipe.found_by)
         todo.one_way = todo.one_way or recipe
@@ -363,7 +358,9 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
                   "others changed": [m for m in others if not app.shown(again).get(m)]})
     todo.toggle = recipe
     todo.undone_look, todo.done_look = b["look"], a["look"]
-    todo.toggle_facts = {"steps": steps, "reverted": True, "again": bool(a3) and a3["look"] == a["look"],
+    marked = changed_keys(b["look"] or {}, a["look"] or {})
+    again_ok = a3 is not None and not marked & changed_keys(a["look"] or {}, a3["look"] or {})
+    todo.toggle_facts = {"steps": steps, "reverted": True, "again": again_ok,
                          "first": diff, "task": task, "threw": page_exceptions(s.errors[errors:])}
     return True, None
 
@@ -371,6 +368,7 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
 async def explore_todo(s: PageSession, todo: TodoMap, on_adds: Any = None) -> TodoMap:
     """The whole exploration in one session; ``on_adds(todo)`` is called once the add paths are known."""
     names, trials = Names(), Trials(cap=ADD_CAP + 2)
+    await settle(s, START_S)  # a person looks at the page a moment before typing: it finishes setting up
     try:
         app = await find_adds(s, todo, names, trials)
     finally:

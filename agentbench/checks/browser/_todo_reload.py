@@ -1,25 +1,24 @@
-"""The last phases of a to-do exploration: delete under a filter, then a reload.
+"""The last phases of a to-do exploration: delete under a filter, then reloads.
 
 After the rows and filters are known, the same page is used on: under the Active filter the
 second task shown is deleted with the delete action the rows phase found (a delete by position in
-the filtered list hits another task), then one untouched task is marked done and not done again,
-and the page is reloaded: the tasks shown before must come back with the same done states, and the
-deleted ones must stay gone (an app that deletes on screen but removes another task from storage
-shows it only now).
+the filtered list hits another task); then a task is added and the page reloaded: the tasks shown
+before must come back with the same done states, and the deleted ones must stay gone (an app that
+deletes on screen but removes another task from storage shows it only now). Then each other kind
+of change is made alone and followed at once by a reload (marking done, marking not done again,
+deleting): an app that saves the whole list on add but nothing on ticking would otherwise have its
+ticks saved by the next add, by accident.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
-from ._find import settle
 
 if TYPE_CHECKING:
     from ._page import PageSession
-    from ._todo_app import TodoApp, TodoMap
-    from ._todo_map import Names
+    from ._todo_app import Names, TodoApp, TodoMap
 
 __all__ = ["delete_under_filter", "reload_phase"]
 
@@ -75,37 +74,113 @@ async def _items(app: TodoApp, tasks: list[str]) -> list[dict[str, Any]]:
     return [{"task": m, "times shown": shown.get(m, 0), "done": done.get(m)} for m in tasks]
 
 
-async def _show_all(app: TodoApp) -> None:
-    if "all" in app.map.filters:
-        try:
-            await app.show("all")
-        except CheckError:
-            pass  # the filter bar may be rendered only when there are tasks
+async def _show_all(app: TodoApp, expect: list[str] | None = None) -> None:
+    """Use the All filter (a view kept across a reload may hide tasks), unless ``expect`` all show."""
+    if "all" not in app.map.filters:
+        return
+    if expect is not None:
+        shown = app.shown(await app.state())
+        if all(shown.get(m) for m in expect):
+            return
+    try:
+        await app.show("all")
+    except CheckError:
+        pass  # the filter bar may be rendered only when there are tasks
+
+
+async def _reloaded(app: TodoApp, tasks: list[str]) -> None:
+    await app.reload(tasks)
+    await _show_all(app, tasks)
+
+
+async def _mark(app: TodoApp, todo: TodoMap, task: str, done: bool) -> bool:
+    """Mark ``task`` done (or not done) with the row's action; whether it then shows so."""
+    recipe = todo.toggle if not done else todo.marks_done
+    words = "done" if done else "not done"
+    if recipe is None:
+        return False
+    try:
+        await app.use(recipe, task)
+    except CheckError as exc:  # a filtered view may hide it once done (no working All filter)
+        todo.persist_facts["note"] = f"marking '{task}' {words} before a reload was not tried: {exc}"
+        return False
+    if app.done(await app.state(look=True)).get(task) is not done:
+        todo.persist_facts["note"] = f"'{task}' did not show as {words} after {recipe.what}, so no reload followed"
+        return False
+    return True
 
 
 async def reload_phase(s: PageSession, app: TodoApp, todo: TodoMap, names: Names) -> None:
-    """Mark one task done and not done again, reload, and compare what shows before and after."""
+    """Add a task, mark it done and reload: the tasks shown before come back with the same done
+    states (that one done: marking done is the last change, so no later save keeps it by accident)
+    and the deleted ones stay gone. Then marking it not done again, and deleting another task, each
+    alone and followed at once by a reload."""
     facts = todo.persist_facts
+    rows = facts.setdefault("changes", [])
     await _show_all(app)
-    state = await app.state(look=True)
-    if todo.toggle is not None:
-        task = names.next()
-        await app.add(task)
-        try:
-            await app.use(todo.toggle, task)  # done, then not done again: the undo must be kept too
-            await app.use(todo.toggle, task)
-            facts["undone"] = task
-        except CheckError as exc:  # a filtered view may hide it once done (no working All filter)
-            facts["note"] = f"no task marked done and back before the reload: {exc}"
+    task = names.next()
+    await app.add(task)
+    facts["added"] = task
+    marked = await _mark(app, todo, task, True)
     state = await app.state(look=True)
     tasks = [m for m, n in app.shown(state).items() if n]
-    await settle(s, 1.0)  # a person pauses before reloading; debounced saves run
     before = await _items(app, tasks)
-    await s.reload()
-    await asyncio.sleep(0.1)  # storage read asynchronously (IndexedDB) answers in real time
-    await settle(s, 0.5)
-    await _show_all(app)
+    await _reloaded(app, tasks)
     after = await _items(app, tasks)
     deleted = [*todo.delete_facts.get("removed", []), *todo.delete_facts.get("deleted", [])]
     now = app.shown(await app.state())
     facts.update(before=before, after=after, deleted=deleted, back=[m for m in deleted if now.get(m)])
+    if marked:
+        rows.append({"change": f"added '{task}', marked it done ({todo.marks_done.what})",  # type: ignore[union-attr]
+                     "after reload": _seen(after[tasks.index(task)])})
+    if not any(r["times shown"] for r in after):
+        return  # nothing is kept at all: each change alone tells no more
+    if marked and todo.toggle is not None and _seen(after[tasks.index(task)]) == "done":
+        await _unmark_alone(app, todo, task)
+    await _delete_alone(app, todo, task)
+
+
+def _seen(item: dict[str, Any]) -> str:
+    return "gone" if not item["times shown"] else "done" if item["done"] else "not done"
+
+
+async def _unmark_alone(app: TodoApp, todo: TodoMap, task: str) -> None:
+    """Mark ``task`` (done) not done again and reload at once: that too is kept by itself."""
+    if not await _mark(app, todo, task, False):
+        return
+    shown = [m for m, n in app.shown(await app.state()).items() if n]
+    await _reloaded(app, shown)
+    seen = _seen((await _items(app, [task]))[0])
+    assert todo.toggle is not None
+    todo.persist_facts["changes"].append({"change": f"marked '{task}' not done ({todo.toggle.what})",
+                                          "after reload": seen})
+    if seen != "not done":
+        todo.persist_facts.setdefault("problems", []).append(
+            f"marking '{task}' not done was not kept: after a reload right after it, it was {seen}")
+
+
+async def _delete_alone(app: TodoApp, todo: TodoMap, keep: str) -> None:
+    """Delete one task (not ``keep``) and reload at once: it stays gone and the others stay."""
+    if todo.delete is None:
+        return
+    shown = [m for m, n in app.shown(await app.state()).items() if n == 1]
+    victim = next((m for m in shown if m != keep), None)
+    if victim is None:
+        return
+    others = [m for m in shown if m != victim]
+    try:
+        await app.use(todo.delete, victim)
+    except CheckError as exc:
+        todo.delete_facts["note"] = f"deleting a task alone before a reload was not tried: {exc}"
+        return
+    if app.shown(await app.state()).get(victim):
+        return  # not deleted here: the rows phase judged how deleting works
+    await _reloaded(app, others)
+    now = app.shown(await app.state())
+    lost = [m for m in others if not now.get(m)]
+    seen = ("came back" if now.get(victim) else "stayed gone") + (f"; {lost} gone" if lost else "")
+    todo.persist_facts["changes"].append({"change": f"deleted '{victim}' ({todo.delete.what})", "after reload": seen})
+    if now.get(victim):
+        also = f" and {lost} were gone" if lost else ""
+        todo.delete_facts.setdefault("problems", []).append(
+            f"deleting '{victim}' was not kept: after a reload right after it, it came back{also}")

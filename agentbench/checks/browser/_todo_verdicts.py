@@ -156,8 +156,8 @@ def judge_delete(todo: TodoMap) -> CheckResult:
                                detail=f"the task rows could not be explored to the end: {todo.phase_errors['rows']}")
         if facts.get("asked"):
             return CheckResult(id="delete", status="error", evidence=evidence,
-                               detail=f"deleting asks for confirmation ({facts['asked']}); the harness answers dialogs "
-                               "with Cancel, so the deletion cannot be judged")
+                               detail=f"deleting asks for confirmation ({facts['asked']}); it was answered Cancel, "
+                               "so the deletion cannot be judged")
         if todo.row_capped:
             return CheckResult(id="delete", status="error", evidence=evidence,
                                detail=f"stopped after {todo.row_tried} actions on a task's row (the cap) without "
@@ -178,6 +178,9 @@ def judge_delete(todo: TodoMap) -> CheckResult:
         note += " (tasks are not kept across a reload, so deletion after one was not judged)"
     if pf.get("after") is not None:
         evidence.append(value("after a reload", [{"deleted": pf.get("deleted"), "came back": pf.get("back")}]))
+    alone = [c for c in pf.get("changes", []) if c["change"].startswith("deleted")]
+    if alone:
+        evidence.append(value("deleting alone, then a reload", alone))
     if problems:
         return CheckResult(id="delete", status="fail", detail="; ".join(problems), evidence=evidence)
     return CheckResult(id="delete", status="pass", evidence=evidence,
@@ -185,27 +188,40 @@ def judge_delete(todo: TodoMap) -> CheckResult:
 
 
 def judge_persistence(todo: TodoMap) -> CheckResult:
-    """After a reload the same tasks show, with the same done states (one marked done and back)."""
+    """After a reload the same tasks show with the same done states, and each change (an add, marking
+    done, marking not done) is kept by itself: the page is reloaded right after each."""
     pf = todo.persist_facts
     if "after" not in pf:
         return CheckResult(id="persistence", status="error",
                            detail=todo.phase_errors.get("reload") or todo.problem or "the page was not reloaded")
     before, after = pf["before"], pf["after"]
     evidence = [value("before reload", before), value("after reload", after)]
+    if pf.get("changes"):
+        evidence.append(value("each change alone, then a reload", pf["changes"]))
     lost = [r["task"] for r, q in zip(before, after, strict=True) if q["times shown"] == 0]
+    if lost and len(lost) <= len(pf.get("back", [])):
+        lost = []  # as many deleted tasks came back: storage deleted the wrong ones (the delete check's finding)
     flipped = [f"'{r['task']}' was {'done' if r['done'] else 'not done'} before and "
                f"{'done' if q['done'] else 'not done'} after" for r, q in zip(before, after, strict=True)
                if q["times shown"] and r["done"] != q["done"]]
     twice = [q["task"] for q in after if q["times shown"] > 1]
     if lost:
         detail = f"after reload {len(lost)} of {len(before)} tasks were gone"
+        if pf.get("added") in lost and len(lost) < len(before):
+            detail += f" (the one added last, '{pf['added']}', among them)"
     elif flipped:
         detail = "after reload the done states differ: " + "; ".join(flipped)
     elif twice:
         detail = f"after reload {twice} were shown more than once"
+    elif pf.get("problems"):
+        detail = "; ".join(pf["problems"])
     else:
-        what = "with the same done states (one marked done and back)" if pf.get("undone") else (
-            "(no way to mark one done was found)" if todo.marks_done is None else "with the same done states")
+        marks = [c for c in pf.get("changes", []) if "marked" in c["change"]]
+        what = ("with the same done states; marking done and back were each kept by themselves" if len(marks) == 2
+                else "with the same done states" if todo.marks_done is not None
+                else "(no way to mark one done was found)")
+        if pf.get("note"):
+            what += f" ({pf['note']})"
         return CheckResult(id="persistence", status="pass", evidence=evidence,
                            detail=f"the same {len(before)} tasks are there after a reload {what}")
     return CheckResult(id="persistence", status="fail", detail=detail, evidence=evidence)
