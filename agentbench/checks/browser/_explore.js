@@ -321,12 +321,14 @@ Object.assign(AB, (() => {
     // A blank task may be a row 0 px high: laid out (not display: none), it still counts.
     const laid = (c) => c.checkVisibility ? c.checkVisibility({ checkVisibilityCSS: true }) && c.getClientRects().length > 0 : visible(c);
     const kids = [...(lca.shadowRoot ? lca.shadowRoot.children : []), ...lca.children].filter((c) => !SKIP.has(c.tagName) && laid(c));
-    // A row's words: not its controls' names, nor a lone glyph in an element of its own (a "×" or
-    // "✖" drawn as a delete icon), and only letters or digits count: "   ×" is a blank task.
+    // A row's words as a person sees them: not its controls' names, not its hidden parts (a
+    // confirmation box shown later), nor a lone glyph in an element of its own (a "×" or "✖" drawn
+    // as a delete icon), and only letters or digits count: "   ×" is a blank task.
     const words = (row) => {
       const bits = [];
       for (const el of [row, ...deep(row)]) {
         if (el.closest("button, [role=button], select, a")) continue;
+        if (el !== row && el.checkVisibility && !el.checkVisibility({ checkVisibilityCSS: true })) continue;
         if (el.tagName === "INPUT" && FIELD_TYPES.has(el.type)) bits.push(el.value);
         else if ([...ownText(el)].length > 1 || el === row) bits.push(ownText(el));
       }
