@@ -10,14 +10,28 @@ Converters come in many shapes; each is found by what a person would use:
 Categories may be a select, tabs, buttons, radios or links to other pages (each page a category).
 A result may need no action (live), a Convert button, Enter, or the field losing focus; a form
 hidden after Convert comes back with its Reset button.
+
+A page is read in its own language (``_converter_locale``): its unit and category words are put in
+English before they are matched, and its numbers are read with the decimal mark its language or
+their shape says ("12,7" is 12.7 on any page; "1.609" follows the page's lang, the other reading
+kept as an alternative). A radio with no label of its own is named by the word beside it.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
+from ._converter_locale import (
+    ambiguous_alternatives,
+    comma_decimal_language,
+    english,
+    plain_numbers,
+    shows_decimal_comma,
+)
+from ._converter_reader import page_language, radio_names, words_offered
 from ._explore import act, listeners
 from ._find import (
     Absent,
@@ -40,7 +54,7 @@ from ._readings import pick_reading, tree_distance
 if TYPE_CHECKING:
     from ._page import PageSession
 
-__all__ = ["NOTHING_CHANGED", "Absent", "ConverterPage"]
+__all__ = ["NOTHING_CHANGED", "Absent", "ConverterPage", "Shown"]
 
 _SETTLE_S = 0.5  # virtual seconds after each input: debounced handlers (<= 500 ms) have run
 SLOW_DEBOUNCE_S = 1.5
@@ -55,6 +69,13 @@ _CATEGORY_WORDS = {
     "weight": re.compile(r"\b(weight|mass)(es)?\b", re.IGNORECASE),
     "temperature": re.compile(r"\btemp(erature)?s?\b", re.IGNORECASE),
 }
+
+
+@dataclass(frozen=True)
+class Shown(Number):
+    """A number read from the page, with the other reading of an ambiguous "1,609" / "1.609" (or None)."""
+
+    other: Number | None = None
 
 
 class ConverterPage:
@@ -74,20 +95,60 @@ class ConverterPage:
         self.commit: str | None = None  # "live" | "button" | "enter" | "blur" once learnt
         self.chosen: tuple[str, str] | None = None
         self.revealed: list[dict[str, Any]] = []  # unit choices found inside menus opened on hover/click
+        self.lang: str | None = None  # the page's declared language, once read
+        self.comma = False  # the page writes decimals with a comma (its language, or a number only that explains)
+        self.field_types: dict[str, str] = {}  # value field path -> input type ("number", "text"...)
 
     async def controls(self, *, listening: bool = False) -> dict[str, Any]:
         """The page's fields, selects and choices; with ``listening``, also elements that have (or sit
         under) a click listener and nothing else saying they can be clicked (read over CDP: slower)."""
         ctl = await dom(self.s, "convControls", {"listeners": await listeners(self.s) if listening else {}})
         ctl["choices"] += self.revealed
+        if any(c["kind"] == "radio" and not c["label"] for c in ctl["choices"]):
+            await self._name_radios(ctl)
+        return self._in_english(ctl)
+
+    async def _language(self) -> None:
+        if self.lang is None:
+            self.lang = await page_language(self.s)
+            self.comma = self.comma or comma_decimal_language(self.lang)
+
+    def _english(self, text: str) -> str:
+        return english(text, self.lang)
+
+    def _in_english(self, ctl: dict[str, Any]) -> dict[str, Any]:
+        """The controls' words in English (a German page's "Zoll", "Gewicht", "Umrechnen")."""
+        en = self._english
+        for f in ctl["fields"]:
+            f["hint"] = en(f["hint"])
+        for sel in ctl["selects"]:
+            sel["hint"] = en(sel["hint"])
+            for o in sel["options"]:
+                o["text"], o["value"] = en(o["text"]), en(o["value"])
+        for c in [*ctl["choices"], *ctl["texts"]]:
+            c["label"], c["value"] = en(c["label"]), en(c["value"])
         return ctl
+
+    async def _name_radios(self, ctl: dict[str, Any]) -> None:
+        """A radio without a label is named by the word beside it ("( ) Celsius"); the word, when an
+        element of its own (an unlinked <label>), stops being a choice: clicking it does nothing."""
+        names = {r["path"]: r for r in await radio_names(self.s)}
+        used = {r["from"] for r in names.values() if r["from"]}
+        kept = []
+        for c in ctl["choices"]:
+            if c["kind"] == "radio" and not c["label"] and c["path"] in names:
+                c["label"] = names[c["path"]]["name"]
+            elif c["path"] in used:
+                continue
+            kept.append(c)
+        ctl["choices"] = kept
 
     async def _reveal_menus(self, ctl: dict[str, Any], category: str) -> bool:
         """Open menus of units hidden until hovered (or clicked) and add their items as choices."""
         shown = {c["path"] for c in ctl["choices"]}
         added = False
         for menu in await dom(self.s, "hiddenChoices"):
-            if sum(1 for t in menu["texts"] if unit_of(t, category=category)) < 2:
+            if sum(1 for t in menu["texts"] if unit_of(self._english(t), category=category)) < 2:
                 continue
             for how in ("hover", "click"):
                 await act(self.s, menu["anchor"], how, "the unit menu")
@@ -160,7 +221,7 @@ class ConverterPage:
 
     async def _names(self, category: str) -> bool:
         """Whether anything on the page (hidden parts and option lists too) names the category or a unit of it."""
-        words = await dom(self.s, "wordsOnPage")
+        words = self._english(await words_offered(self.s))
         return bool(unit_mentions(words, category=category) or _CATEGORY_WORDS[category].search(words))
 
     async def _absent_or_unfound(self, category: str, what: str) -> CheckError:
@@ -174,12 +235,14 @@ class ConverterPage:
         """Choose the category and find the controls; raises Absent when the page has none."""
         self.category = category
         self.revealed = []
+        await self._language()
         ctl = await self.controls()
         chooser = self._category_chooser(ctl, category)
         if chooser:
             await self._choose(chooser, category, f"the category {category}")
             ctl = await self.controls()
         editable = [f for f in ctl["fields"] if not f["readonly"]]
+        self.field_types = {f["path"]: f["type"] for f in editable}
         if not editable:
             raise await self._absent_or_unfound(category, "found no field to type a value into")
         per_unit: dict[str, str] = {}
@@ -228,6 +291,10 @@ class ConverterPage:
         kinds = {"button", "input", "a", "button-role"}
         convert = [c for c in ctl["choices"] if _CONVERT.search(c["label"]) and c["kind"] in kinds]
         self.convert_button = convert[0]["path"] if convert else self.convert_button
+
+    def types_text(self) -> bool:
+        """The value field takes any text (a number field takes only what the browser reads as one)."""
+        return self.field_types.get(self.field or "", "text") != "number"
 
     # ---- what the page offers -------------------------------------------------------------
     def offered_units(self) -> set[str]:
@@ -341,15 +408,40 @@ class ConverterPage:
         return found
 
     async def read(self, before: dict[str, str], after: dict[str, str], to: str, typed: str
-                   ) -> tuple[Number | None, str]:
-        """The number shown for unit `to` in `after`, among what changed since `before`."""
+                   ) -> tuple[Shown | None, str]:
+        """The number shown for unit `to` in `after`, among what changed since `before`; the text
+        returned is the page's own (its language, its decimal marks)."""
         assert self.category is not None
         if self.mode == "fields":
             shown = after.get(self.unit_fields[to], "")
-            nums = parse_numbers(shown)
-            return (nums[-1] if nums and shown != before.get(self.unit_fields[to]) else None), shown
+            if shown == before.get(self.unit_fields[to]):
+                return None, shown
+            self.comma = self.comma or shows_decimal_comma(shown)
+            nums = parse_numbers(plain_numbers(shown, self.comma))
+            alt = parse_numbers(ambiguous_alternatives(shown, self.comma) or "")
+            return (Shown(**vars(nums[-1]), other=alt[-1] if alt else None) if nums else None), shown
         changed = {p: t for p, t in after.items() if before.get(p) != t}
         if not changed:
             return None, NOTHING_CHANGED
-        contexts = await dom(self.s, "contextOf", {"paths": list(changed)[:40]})
-        return pick_reading(changed, contexts, to, self.category, typed)
+        self.comma = self.comma or any(shows_decimal_comma(t) for t in changed.values())
+        raw = await dom(self.s, "contextOf", {"paths": list(changed)[:40]})
+        typed_plain = plain_numbers(typed, self.comma)
+
+        def as_read(numbers) -> tuple[dict[str, str], dict[str, list[dict[str, Any]]]]:
+            texts = {p: numbers(self._english(t)) for p, t in changed.items()}
+            contexts = {p: [{**c, "text": numbers(self._english(c["text"]))} for c in chain]
+                        for p, chain in raw.items()}
+            return texts, contexts
+
+        texts, contexts = as_read(lambda t: plain_numbers(t, self.comma))
+        number, text = pick_reading(texts, contexts, to, self.category, typed_plain)
+        if number is None:
+            return None, text
+        page_text = next((changed[p] for p, t in texts.items() if t == text), text)
+        other = None
+        if any(ambiguous_alternatives(t, self.comma) for t in changed.values()):
+            texts, contexts = as_read(lambda t: ambiguous_alternatives(t, self.comma) or plain_numbers(t, self.comma))
+            other, _ = pick_reading(texts, contexts, to, self.category, typed_plain)
+        if other is not None and other.value == number.value:
+            other = None
+        return Shown(**vars(number), other=other), page_text

@@ -2,7 +2,9 @@
 
 Every check id has at least one artefact that must fail it and one that must pass it: select vs
 tabs vs radios vs links for the category; selects, radio groups, a table of every unit or one
-field per unit for the units; live, debounced or Convert-button results.
+field per unit for the units; live, debounced or Convert-button results. Numbers as people write
+them (a German page's "12,7" and "1.609,344"), radios named only by the word beside them, NaN that
+shows only after the page's own Convert button, and pairs that throw beside pairs that work.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ GOOD = [
     "converter/good_radios_readonly.html",
     "converter/good_fields_per_unit.html",
     "converter/good_div_tabs_slow_debounce.html",
+    "converter/good_german_chips_comma.html",
     "demo:careful/converter",
 ]
 BROKEN = {
@@ -31,6 +34,13 @@ BROKEN = {
     "converter/bad_nan_empty.html": {"bad-input": "fail", "live-update": "pass"},
     "converter/bad_wrong_factors.html": {"length": "fail", "weight": "fail", "bad-input": "pass"},
     "demo:rushed/converter": {"length": "fail", "weight": "fail", "temperature": "pass"},
+    "converter/bad_comma_numbers_wrong_inch.html": {"length": "fail", "weight": "pass", "temperature": "pass"},
+    "converter/bad_bare_radios_button_nan.html": {"length": "fail", "weight": "fail", "temperature": "pass",
+                                                  "live-update": "fail", "bad-input": "fail"},
+    "converter/bad_nan_after_convert_one_formula.html": {"live-update": "fail", "bad-input": "fail",
+                                                         "length": "pass", "temperature": "pass"},
+    "converter/bad_length_throws_rest_live.html": {"length": "fail", "weight": "pass", "temperature": "pass",
+                                                   "live-update": "pass", "bad-input": "pass"},
 }
 
 
@@ -104,3 +114,44 @@ async def test_units_named_but_no_control_found_is_an_error(runs: ProbeRuns) -> 
     results, _ = await runs.run("converter/gap_canvas_unit_picker.html", ["length", "weight", "temperature"])
     assert {r.status for r in results.values()} == {"error"}, explain(results)
     assert "names length" in results["length"].detail
+
+
+async def test_a_decimal_comma_is_read_as_the_page_writes_it(runs: ProbeRuns) -> None:
+    # Issue 27: a German page's "12,7" is 12.7 (never 7) and "1.609,344" is 1609.344; its unit words
+    # ("Zoll", "Meile") and chips with a listener on their row are found.
+    results, _ = await runs.run("converter/good_german_chips_comma.html")
+    rows = next(e.value for e in results["length"].evidence if e.label == "conversions")
+    inch = next(r for r in rows if r["typed"] == "5 in" and r["to"] == "cm")
+    assert inch["shown"] == pytest.approx(12.7) and "12,7" in inch["text"]
+    assert {"in", "mi", "ft", "cm"} <= set(results["length"].data["offered"])
+
+
+async def test_a_wrong_factor_is_still_wrong_in_decimal_commas(runs: ProbeRuns) -> None:
+    spec = "converter/bad_comma_numbers_wrong_inch.html"
+    results, _ = await runs.run(spec, BROKEN[spec])
+    assert "12,25" in results["length"].detail and "expected 12.7" in results["length"].detail
+
+
+async def test_nan_after_the_pages_own_convert_button_is_found(runs: ProbeRuns) -> None:
+    # Issue 27: the empty field shows 0 for one formula and NaN for another, only once Convert is clicked.
+    spec = "converter/bad_nan_after_convert_one_formula.html"
+    results, _ = await runs.run(spec, BROKEN[spec])
+    rows = results["bad-input"].evidence[0].value
+    assert any(r["typed"] == "(empty)" and r["unit pair"] == "C -> K" and "NaN" in r["nonsense shown"] for r in rows)
+
+
+async def test_radios_named_by_the_word_beside_them(runs: ProbeRuns) -> None:
+    spec = "converter/bad_bare_radios_button_nan.html"
+    results, _ = await runs.run(spec, BROKEN[spec])
+    assert results["temperature"].data["commit"] == "button"
+    assert "Convert" in results["live-update"].detail
+    assert "offers no length conversion" in results["length"].detail  # an inline script's ".length" names nothing
+
+
+async def test_pairs_that_show_nothing_are_set_aside_with_their_exceptions(runs: ProbeRuns) -> None:
+    spec = "converter/bad_length_throws_rest_live.html"
+    results, _ = await runs.run(spec, BROKEN[spec])
+    for check_id in ("live-update", "bad-input"):
+        assert "length set aside" in results[check_id].detail
+        assert any(e.label == "page exceptions" for e in results[check_id].evidence)
+    assert "TypeError" in results["length"].detail
