@@ -127,7 +127,9 @@ class ReportServer:
     def start(self) -> ReportServer:
         handler = type("Handler", (_Handler,), {"app": self})
         self._httpd = _Server((self._host, self._port), handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="agentbench-report", daemon=True)
+        # A short poll: stop() (Ctrl-C) waits for the loop to see the request, up to one interval.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1},
+                                        name="agentbench-report", daemon=True)
         self._thread.start()
         log.info("report.serve", url=self.url)
         return self
