@@ -61,9 +61,9 @@ async def test_text_reply_streamed_records_usage_ttft_and_speed(server: Scripted
     assert s.streamed and s.attempts == 1 and s.status == 200
     assert s.ttft_s >= 0.3  # the delay comes first
     assert s.wall_s >= s.ttft_s + 0.35  # 39 more paced chunks after the first token: ttft is not the end
-    # tokens over the time after the first token, not over the whole wall time (40/0.7 = 57)
-    assert s.decode_tok_s == pytest.approx(40 / (s.wall_s - s.ttft_s), rel=0.15)
-    assert s.decode_tok_s < 110
+    # Tokens over the time after the first token (at most wall - ttft), not over the whole wall time
+    # (40/0.7 = 57): one-sided, so a busy machine's extra milliseconds cannot break it.
+    assert 40 / (s.wall_s - s.ttft_s) <= s.decode_tok_s < 110  # and paced: 39 pauses of 10 ms at least
     assert server.requests[0]["stream_options"] == {"include_usage": True}
     assert "Authorization" not in server.request_headers[0]
 
