@@ -176,6 +176,8 @@ def judge_delete(todo: TodoMap) -> CheckResult:
         problems.append(f"after a reload the deleted {pf['back']} came back{also}")
     elif pf.get("after") is not None and not any(r["times shown"] for r in pf["after"]):
         note += " (tasks are not kept across a reload, so deletion after one was not judged)"
+    elif pf.get("after") is not None and any(r["times shown"] != 1 for r in pf["after"]):
+        note += " (a reload did not give back every task shown before, so a deletion alone was not judged)"
     if pf.get("after") is not None:
         evidence.append(value("after a reload", [{"deleted": pf.get("deleted"), "came back": pf.get("back")}]))
     alone = [c for c in pf.get("changes", []) if c["change"].startswith("deleted")]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentbench.checks.browser._explore import Control, Trials
-from agentbench.checks.browser._todo_app import TodoMap, look_diff
+from agentbench.checks.browser._todo_app import TodoMap, look_diff, reverted
 from agentbench.checks.browser._todo_filters import filter_key
 from agentbench.checks.browser._todo_map import rank_add, rank_row
 
@@ -25,6 +25,19 @@ def test_look_diff_names_what_changed() -> None:
     assert "opacity 1 -> 0.5" in words and "text '' -> '✓'" in words and "a-state=closed" in words
     assert look_diff(before, dict(before)) == []
     assert look_diff({"o0": "1"}, {"o0": "0.98"}) == []  # a transition's last step is no change
+
+
+def test_unmarking_undoes_marking_when_every_marked_part_left_its_done_value() -> None:
+    # A web component writes completed="true" on ticking and completed="false" on unticking where a
+    # new row had no attribute: the untick undoes the tick, though not byte for byte.
+    fresh = {"acompleted": None, "k0/0": False, "d0/1": "none"}
+    done = {"acompleted": "true", "k0/0": True, "d0/1": "line-through"}
+    assert reverted(fresh, done, {"acompleted": "false", "k0/0": False, "d0/1": "none"})
+    assert reverted(fresh, done, dict(fresh))
+    # Unticked, but still struck through: a part the marking changed kept its done value.
+    assert not reverted(fresh, done, {"acompleted": "false", "k0/0": False, "d0/1": "line-through"})
+    assert not reverted(fresh, done, dict(done))
+    assert not reverted(fresh, dict(fresh), dict(fresh))  # nothing was marked at all
 
 
 def test_done_is_read_from_how_the_explored_task_changed() -> None:
