@@ -15,7 +15,7 @@ nothing at all (a branch the page never wrote) is set aside there, as are the ex
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
@@ -53,15 +53,26 @@ def _thrown(s: PageSession, since: int) -> int:
 
 
 def _pairs_to_try(conv: ConverterPage, category: str) -> list[tuple[str, str, str]]:
-    """The task's pairs the page offers, then one more for each offered unit they leave out."""
+    """The task's pairs the page offers, then pairs for the offered units they leave out: two such
+    units in one pair where the page offers it (issue 30: fewer pairs, every unit still tried), each
+    pair the way round whose result is neither tiny nor huge (a page rounding to 2 decimals shows
+    3 mm in yards as 0.00)."""
     out = [p for p in PAIRS[category] if conv.offers(p[0], p[1])]
     covered = {u for frm, to, _ in out for u in (frm, to)}
-    for frm, to in conv.offered_pairs():
-        if (frm not in covered or to not in covered) and (frm, to) not in {(a, b) for a, b, _ in out}:
-            # Never the value typed just before: a slowly debounced page still shows its result.
-            typed = next(v for v in ("3", "4", "6") if not out or v != out[-1][2])
-            out.append((frm, to, typed))
-            covered |= {frm, to}
+    left = [u for frm, to in conv.offered_pairs() for u in (frm, to) if u not in covered]
+    left = list(dict.fromkeys(left))
+    while left:
+        unit = left.pop(0)
+        # Never the value typed just before: a slowly debounced page still shows its result.
+        typed = next(v for v in ("3", "4", "6") if not out or v != out[-1][2])
+        ways = [(a, b) for other in [*left, *sorted(covered)] for a, b in ((unit, other), (other, unit))
+                if conv.offers(a, b)]
+        if not ways:
+            continue
+        frm, to = next((w for w in ways if 1 <= abs(convert(float(typed), *w)) <= 1e5), ways[0])
+        out.append((frm, to, typed))
+        covered |= {frm, to}
+        left = [u for u in left if u not in covered]
     return out
 
 
@@ -141,13 +152,14 @@ async def _orient(conv: ConverterPage, frm: str, to: str, typed: str) -> tuple[A
     return None
 
 
-async def _offered(s: PageSession) -> list[tuple[str, ConverterPage, tuple[str, str], int]]:
-    """Each category the page offers, set up with one pair to type into (the task's first, if offered),
-    and how many exceptions the page threw as it was chosen.
+async def _offered(s: PageSession) -> AsyncIterator[tuple[str, ConverterPage, tuple[str, str], int]]:
+    """Each category the page offers, chosen on the page (use it before asking for the next), with
+    one pair to type into (the task's first, if offered) and how many exceptions the page threw as
+    the category was chosen.
 
     Raises CheckError when no category could be set up although the page names some.
     """
-    out, gaps = [], []
+    found, gaps = False, []
     for category in CATEGORY_IDS:
         mark = len(s.errors)
         conv = ConverterPage(s)
@@ -163,10 +175,10 @@ async def _offered(s: PageSession) -> list[tuple[str, ConverterPage, tuple[str, 
         if pair is None:
             gaps.append(f"{category}: no pair of units to convert between")
             continue
-        out.append((category, conv, pair, _thrown(s, mark)))
-    if not out:
+        found = True
+        yield category, conv, pair, _thrown(s, mark)
+    if not found:
         raise CheckError("; ".join(gaps) or "found no category to convert in")
-    return out
 
 
 def _follows(category: str, pair: tuple[str, str], one: Any, twelve: Any) -> bool:
@@ -185,8 +197,10 @@ def _follows(category: str, pair: tuple[str, str], one: Any, twelve: Any) -> boo
 LIVE, NOT_LIVE, DID_NOT_FOLLOW, NO_RESULT = "live", "not live", "did not follow", "no result"
 
 
-async def _live_in(s: PageSession, category: str, conv: ConverterPage, pair: tuple[str, str]) -> tuple[str, str, list]:
-    await conv.setup(category)  # again: another category's set-up may have moved the page on
+async def _live_in(s: PageSession, category: str, conv: ConverterPage, pair: tuple[str, str], *,
+                   again: bool) -> tuple[str, str, list]:
+    if again:  # a pair tried before may have left the page elsewhere (Enter submitting a form)
+        await conv.setup(category)
     await conv.units(*pair)
     conv.commit = "live"
     await conv.typed("")
@@ -229,14 +243,14 @@ async def _live_in(s: PageSession, category: str, conv: ConverterPage, pair: tup
 async def _check_live(s: PageSession) -> CheckResult:
     start = len(s.errors)
     rows, problems, live, aside, set_aside_thrown = [], [], [], [], 0
-    for category, conv, pair, thrown_choosing in await _offered(s):
+    async for category, conv, pair, thrown_choosing in _offered(s):
         # A pair the page converts wrongly (no branch for it: the result stays put) says nothing
         # about live updates: another pair of the category is tried before judging.
         others = [p for p in conv.offered_pairs() if p != pair and p[::-1] != pair][:2]
         outcomes = []
-        for attempt in [pair, *others]:
+        for i, attempt in enumerate([pair, *others]):
             mark = len(s.errors)
-            verdict, detail, steps = await _live_in(s, category, conv, attempt)
+            verdict, detail, steps = await _live_in(s, category, conv, attempt, again=i > 0)
             rows += steps
             outcomes.append((verdict, detail, _thrown(s, mark)))
             if verdict in (LIVE, NOT_LIVE):
@@ -269,7 +283,7 @@ def _exceptions_data(s: PageSession, start: int, set_aside: int, status: str, de
             "exceptions": {"thrown": _thrown(s, start), "set aside": set_aside}}
 
 
-_BAD = ("", "-", "1e", "abc", ".")
+_BAD = ("", "-", "1e", "abc")  # "." is read as "abc" is by Number, parseFloat and a number field
 _BAD_MORE = ("", "abc")  # on a further pair: the empty field and a word, where formulas part ways
 _BAD_PAIRS = 2  # pairs judged per category: "" may read as 0 in one formula and NaN in another
 
@@ -288,9 +302,8 @@ async def _bad_in(s: PageSession, category: str, conv: ConverterPage, pair: tupl
                   ) -> tuple[list, list, int, int]:
     """(rows, problems, pairs judged, exceptions from pairs set aside) for one category."""
     rows, problems, judged, set_aside = [], [], 0, 0
-    for attempt in _bad_pairs(conv, pair):
+    for attempt in _bad_pairs(conv, pair):  # the category is chosen: each pair needs only its units
         mark = len(s.errors)
-        await conv.setup(category)
         await conv.units(*attempt)
         number, _ = await conv.reading("5", attempt[1])  # learns whether results need a button
         if number is None:  # no result for a valid value: this pair says nothing about bad input
@@ -319,7 +332,7 @@ async def _bad_in(s: PageSession, category: str, conv: ConverterPage, pair: tupl
 async def _check_bad(s: PageSession) -> CheckResult:
     start = len(s.errors)
     rows, problems, aside, set_aside = [], [], [], 0
-    for category, conv, pair, thrown_choosing in await _offered(s):
+    async for category, conv, pair, thrown_choosing in _offered(s):
         more_rows, more_problems, judged, thrown = await _bad_in(s, category, conv, pair)
         rows += more_rows
         problems += more_problems
