@@ -204,7 +204,7 @@ async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
         results += [CheckResult(id=c, status="skip", detail=why) for c in ids[1:]]
     else:
         watched = (log[-1][0] - log[0][0]) / 1000 if log else 0.0
-        bad = out_of_bounds(tracks, size)
+        bad = out_of_bounds(tracks, size, log[-1][0])
         results.append(CheckResult(id="bounds", status="fail" if bad else "pass", evidence=evidence,
                                    detail="; ".join(bad) if bad else f"{len(tracks)} ball(s) stay inside the "
                                    f"{size[0]}x{size[1]} arena for {watched:.0f} s{how}",

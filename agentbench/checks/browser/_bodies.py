@@ -10,7 +10,10 @@ tracks are judged: a ball stays inside the arena (``out_of_bounds``), its reboun
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+
+from ._perception import SEEN_S, lasts, overlap_seen, spells
 
 __all__ = ["Body", "Track", "at_rest", "balls", "bounces", "follow", "out_of_bounds", "riders", "speeds"]
 
@@ -43,31 +46,104 @@ class Track:
         return max(abs(x - x0) + abs(y - y0) for _, x, y in self.pts)
 
 
-def _fits(tr: Track, b: Body, gate: float, t: float) -> float | None:
-    if abs(b[2] - tr.r) > 0.12 * tr.r + 1.5:
+def _fit(r: float, at: tuple[float, float], b: Body, gate: float) -> float | None:
+    """How far body ``b`` is from where a track of radius ``r`` was heading (``at``), if it may be that track."""
+    if abs(b[2] - r) > 0.12 * r + 1.5:
         return None
-    px, py = tr.predict(t)
-    d = abs(b[0] - px) + abs(b[1] - py)
+    d = abs(b[0] - at[0]) + abs(b[1] - at[1])
     return d if d <= gate else None
 
 
+def _in_order(live: list[Track], heads: list[tuple[float, float]], bodies: list[Body],
+              near: float) -> dict[int, int]:
+    """Tracks matched to bodies in draw order, read as a diff of the two samples.
+
+    Pages redraw their balls in the same order, dropping some (the oldest, the gone) and adding
+    others between two samples: walking both lists, a track takes the next body when that body
+    is within ``near`` of where the track was heading; else a few bodies ahead (some were added)
+    or tracks ahead (some were dropped) are tried. What is left goes to ``_nearest``. Linear in
+    the number of bodies, so a fountain of hundreds of balls is followed as fast as a few.
+    """
+    taken: dict[int, int] = {}
+    i = j = 0
+    nl, nb = len(live), len(bodies)
+    while i < nl and j < nb:
+        if _fit(live[i].r, heads[i], bodies[j], near) is not None:
+            taken[i] = j
+            i, j = i + 1, j + 1
+            continue
+        skip_b = next((k for k in range(j + 1, min(j + _AHEAD, nb))
+                       if _fit(live[i].r, heads[i], bodies[k], near) is not None), None)
+        skip_t = next((k for k in range(i + 1, min(i + _AHEAD, nl))
+                       if _fit(live[k].r, heads[k], bodies[j], near) is not None), None)
+        if skip_b is not None and (skip_t is None or skip_b - j <= skip_t - i):
+            j = skip_b
+        elif skip_t is not None:
+            i = skip_t
+        else:
+            i, j = i + 1, j + 1
+    return taken
+
+
+_AHEAD = 7  # how many bodies (tracks) a diff step looks ahead for ones added (dropped)
+
+
+def _nearest(live: list[Track], heads: list[tuple[float, float]], bodies: list[Body], gate: float,
+             near: float, taken: dict[int, int] | None = None) -> dict[int, int]:
+    """Tracks matched to bodies nearest first (each pair within ``gate`` of where the track was heading).
+
+    The same matching as sorting every pair, made fast for hundreds of balls: the pairs closer
+    than ``near`` (they come first in that order) are found through a grid of ``near``-sized cells;
+    only what they leave is paired with everything.
+    """
+    taken = dict(taken or {})
+    used: set[int] = set(taken.values())
+    grid: dict[tuple[int, int], list[int]] = {}
+    for j, b in enumerate(bodies):
+        if j in used:
+            continue
+        grid.setdefault((int(b[0] // near), int(b[1] // near)), []).append(j)
+    close: list[tuple[float, int, int]] = []
+    for i, tr in enumerate(live):
+        if i in taken:
+            continue
+        at = heads[i]
+        cx, cy = int(at[0] // near), int(at[1] // near)
+        for gx in (cx - 1, cx, cx + 1):
+            for gy in (cy - 1, cy, cy + 1):
+                for j in grid.get((gx, gy), ()):
+                    if (d := _fit(tr.r, at, bodies[j], near)) is not None:
+                        close.append((d, i, j))
+    def pick(pairs: list[tuple[float, int, int]]) -> None:
+        for _d, i, j in sorted(pairs):
+            if i not in taken and j not in used:
+                taken[i] = j
+                used.add(j)
+
+    pick(close)
+    rest_b = [j for j in range(len(bodies)) if j not in used]
+    pick([(d, i, j) for i in range(len(live)) if i not in taken for j in rest_b
+          if (d := _fit(live[i].r, heads[i], bodies[j], gate)) is not None and d > near])
+    return taken
+
+
 def follow(log: list[tuple[float, list[Body]]], size: tuple[int, int]) -> list[Track]:
-    """Tracks of the bodies in ``log`` ([(t_ms, bodies)]), ``size`` the arena (w, h)."""
+    """Tracks of the bodies in ``log`` ([(t_ms, bodies)]), ``size`` the arena (w, h).
+
+    Draw order first (``_in_order``); then each track left takes the nearest body left of similar
+    size to where it was heading (``_nearest``), within a quarter of the arena.
+    """
     gate = 0.25 * max(size)
+    near = 0.04 * max(size)
     live: list[Track] = []  # kept in the order of the bodies they matched last (draw order)
     done: list[Track] = []
     for t, bodies in log:
         taken: dict[int, int] = {}  # index in live -> index in bodies
-        if len(bodies) == len(live) and all(_fits(live[i], bodies[i], gate, t) is not None for i in range(len(live))):
-            taken = {i: i for i in range(len(live))}
-        elif live and bodies:
-            pairs = sorted((d, i, j) for i, tr in enumerate(live) for j in range(len(bodies))
-                           if (d := _fits(tr, bodies[j], gate, t)) is not None)
-            used: set[int] = set()
-            for _d, i, j in pairs:
-                if i not in taken and j not in used:
-                    taken[i] = j
-                    used.add(j)
+        if live and bodies:
+            heads = [tr.predict(t) for tr in live]
+            taken = _in_order(live, heads, bodies, near)
+            if len(taken) < min(len(live), len(bodies)):
+                taken = _nearest(live, heads, bodies, gate, near, taken)
         keyed: list[tuple[float, Track]] = []
         for i, tr in enumerate(live):
             j = taken.get(i)
@@ -103,11 +179,27 @@ def riders(tracks: list[Track]) -> set[int]:
     at = [{p[0]: (p[1], p[2], tr.rs[k] if k < len(tr.rs) else tr.r, tr.order[k] if k < len(tr.order) else 0)
            for k, p in enumerate(tr.pts)} for tr in tracks]
     out: set[int] = set()
-    for a in range(len(tracks)):
-        for b in range(a + 1, len(tracks)):
+    drawn_at: dict[float, list[tuple[float, int]]] = {}  # t -> (x, track) sorted by x
+    for k, tr in enumerate(tracks):
+        for p in tr.pts:
+            drawn_at.setdefault(p[0], []).append((p[1], k))
+    for row in drawn_at.values():
+        row.sort()
+    widest = max((r for tr in tracks for r in tr.rs), default=0.0)
+    for later_one, tr in enumerate(tracks):
+        t0 = tr.pts[0][0]  # the first time the two are drawn together: when the later one starts
+        xs, ys, rs_, _ = at[later_one][t0]
+        row = drawn_at[t0]
+        lo = bisect_left(row, (xs - widest - rs_, -1))
+        hi = bisect_right(row, (xs + widest + rs_, len(tracks)))
+        for _x, other in row[lo:hi]:
+            if other == later_one or (tracks[other].pts[0][0] == t0 and other > later_one):
+                continue  # the pair is looked at once, from its later-starting track
+            xo, yo, ro, _ = at[other][t0]
+            if (xo - xs) ** 2 + (yo - ys) ** 2 >= max(ro, rs_) ** 2:
+                continue  # apart when first drawn together: not a rider
+            a, b = min(other, later_one), max(other, later_one)
             ta, tb = tracks[a], tracks[b]
-            if ta.pts[-1][0] < tb.pts[0][0] or tb.pts[-1][0] < ta.pts[0][0]:
-                continue
             common = [t for t in at[a] if t in at[b]]
             if len(common) < 3:
                 continue
@@ -142,18 +234,44 @@ def balls(tracks: list[Track]) -> list[Track]:
     return [tr for k, tr in enumerate(moving) if k not in ride]
 
 
-def out_of_bounds(tracks: list[Track], size: tuple[int, int]) -> list[str]:
-    """Each edge a ball visibly crosses (first time per edge): a few px of overlap are not seen."""
+_EDGES = (("floor", lambda x, y, r, w, h: y + r - h), ("left wall", lambda x, y, r, w, h: r - x),
+          ("right wall", lambda x, y, r, w, h: x + r - w), ("top", lambda x, y, r, w, h: r - y))
+
+
+def out_of_bounds(tracks: list[Track], size: tuple[int, int], end_ms: float | None = None) -> list[str]:
+    """Each edge a ball visibly crosses (first time per edge), as a person would see it.
+
+    Seen means far enough (``overlap_seen``: a few px, a third of a big ball) for long enough
+    (``SEEN_S``: a ball drawn past the floor for a frame or two as it bounces, or spawned over
+    an edge and pushed in at once, flashes by). A ball last drawn past an edge that is never drawn
+    again before ``end_ms`` (the end of the watch) left the arena: that is seen however short.
+    """
     w, h = size
     found: dict[str, tuple[float, str]] = {}
-    slack = max(3.0, 0.006 * max(w, h))
     for tr in tracks:
-        for (t, x, y), r in zip(tr.pts, tr.rs or [tr.r] * len(tr.pts), strict=False):
-            tol = max(slack, 0.3 * r)
-            for edge, over in (("floor", y + r - h), ("left wall", r - x), ("right wall", x + r - w), ("top", r - y)):
-                if over > tol and (edge not in found or t < found[edge][0]):
-                    what = "left the arena" if over > 2 * r else f"went {over:.0f} px past the {edge}"
-                    found[edge] = (t, f"at {t / 1000:.2f} s a ball (r={r:.0f}) at ({x:.0f}, {y:.0f}) {what}")
+        rs = tr.rs if len(tr.rs) == len(tr.pts) else [tr.r] * len(tr.pts)
+        times = [p[0] for p in tr.pts]
+        gone = end_ms is not None and times[-1] < end_ms - 1e-6
+        for edge, past in _EDGES:
+            overs = [past(x, y, r, w, h) for (_, x, y), r in zip(tr.pts, rs, strict=True)]
+            wrong = [o > overlap_seen(r, size) for o, r in zip(overs, rs, strict=True)]
+            for start, dur, k0, k1 in spells(times, wrong):
+                left = gone and k1 == len(times) - 1
+                if not (lasts(dur) or left) or (edge in found and start >= found[edge][0]):
+                    continue
+                k = max(range(k0, k1 + 1), key=lambda i: overs[i])
+                _, x, y = tr.pts[k]
+                r, over = rs[k], overs[k]
+                what = "left the arena" if over > 2 * r else f"went {over:.0f} px past the {edge}"
+                if left:
+                    how = "and was not drawn again"
+                elif k1 == len(times) - 1 and end_ms is not None:
+                    how = f"and stayed there ({dur / 1000:.1f} s, to the end of the watch)"
+                else:
+                    how = f"for {max(dur, SEEN_S * 1000) / 1000:.2f} s"
+                found[edge] = (start, f"at {start / 1000:.2f} s a ball (r={r:.0f}) at ({x:.0f}, {y:.0f}) "
+                               f"{what} {how}")
+                break
     return [msg for _, msg in sorted(found.values())]
 
 
