@@ -213,7 +213,15 @@ class DockerSandbox(Sandbox):
                 environment={**ENV, "AGENTBENCH_EXEC": token},
             )
         )["Id"]
-        stream = await _call("Attaching to a sandbox command", api.exec_start, exec_id, stream=True, demux=True)
+        starting = asyncio.ensure_future(
+            _call("Attaching to a sandbox command", api.exec_start, exec_id, stream=True, demux=True))
+        try:
+            stream = await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            # Cancelled while Docker starts it: the start goes on in its thread and the command
+            # would run unseen until its own limit. Let the start finish, then stop what it started.
+            await asyncio.shield(self._stop_starting(starting, exec_id, token))
+            raise
         reader = ExecReader(stream, cap, asyncio.get_running_loop())
         reader.start()
         try:
@@ -261,18 +269,42 @@ class DockerSandbox(Sandbox):
         await reader.done
         return False
 
-    async def _kill_tagged(self, token: str) -> None:
-        """SIGKILL every process whose environment carries token (the container stays usable)."""
+    async def _stop_starting(self, starting: asyncio.Future[Any], exec_id: str, token: str) -> None:
+        """After a cancel during start-up: let the start finish, then kill what it started.
+
+        Docker may create the process a moment after the start call returns, and a process being
+        killed may have just forked: kill until the exec has ended and a scan finds nothing tagged.
+        """
+        try:
+            stream = await starting
+        except Exception:  # the start failed: nothing runs
+            return
+        stream.close()
+        api = self._client.api
+        for _ in range(200):  # ~10 s at most: the exec's own `timeout` ends it long before a leak matters
+            found = await self._kill_tagged(token)
+            info = await _call("Inspecting a sandbox command", api.exec_inspect, exec_id)
+            if info.get("ExitCode") is not None and not info.get("Running") and not found:
+                return
+            await asyncio.sleep(0.05)
+
+    async def _kill_tagged(self, token: str) -> bool:
+        """SIGKILL every process whose environment carries token (the container stays usable).
+
+        True when one was found.
+        """
         # Builtins only: in a sandbox at its pid limit nothing can fork.
         script = (
-            'for round in 1 2 3; do for d in /proc/[0-9]*; do '
-            'while IFS= read -r -d "" var; do [ "$var" = "AGENTBENCH_EXEC=$1" ] && kill -KILL "${d#/proc/}"; '
-            'done < "$d/environ"; done 2>/dev/null; done; exit 0'
+            'f=0; for round in 1 2 3; do for d in /proc/[0-9]*; do '
+            'while IFS= read -r -d "" var; do [ "$var" = "AGENTBENCH_EXEC=$1" ] && kill -KILL "${d#/proc/}" && f=1; '
+            'done < "$d/environ"; done 2>/dev/null; done; exit $f'
         )
         api = self._client.api
         exec_id = (await _call("Killing a runaway sandbox command", api.exec_create, self._container.id,
                                ["bash", "-c", script, "kill", token], user=f"{UID}:{UID}"))["Id"]
         await _call("Killing a runaway sandbox command", api.exec_start, exec_id)
+        info = await _call("Killing a runaway sandbox command", api.exec_inspect, exec_id)
+        return info.get("ExitCode") == 1
 
     # ---- files ----------------------------------------------------------------------------
 

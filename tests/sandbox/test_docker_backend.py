@@ -104,6 +104,36 @@ async def test_cancelling_an_exec_stops_the_command(sandbox):
     assert "sleep 41" not in procs and "sleep 42" not in procs
 
 
+async def test_cancelling_an_exec_while_docker_starts_it_stops_the_command(sandbox, monkeypatch):
+    """A cancel that lands while the exec is being started: the start goes on, the command must not."""
+    import threading
+
+    api = sandbox._client.api
+    real_start = api.exec_start
+    entered, gate = threading.Event(), threading.Event()
+    calls = []
+
+    def held_start(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:  # only the command under test; the kill's own exec is not held
+            entered.set()
+            gate.wait(HANG_S)
+        return real_start(*args, **kwargs)
+
+    monkeypatch.setattr(api, "exec_start", held_start)
+    command = asyncio.ensure_future(sandbox.exec("sleep 43 & sleep 44; touch finished"))
+    assert await asyncio.to_thread(entered.wait, HANG_S), "the exec never reached its start"
+    command.cancel()
+    await asyncio.sleep(0)  # the cancel is delivered while Docker's start is still held
+    gate.set()
+    with pytest.raises(asyncio.CancelledError):
+        await command
+    monkeypatch.setattr(api, "exec_start", real_start)
+    procs = await _running(sandbox)
+    assert "sleep 43" not in procs and "sleep 44" not in procs, procs
+    assert (await sandbox.exec("test -e finished")).exit_code != 0
+
+
 async def test_bad_timeout_is_refused(sandbox):
     with pytest.raises(SandboxError, match="positive"):
         await sandbox.exec("true", timeout_s=0)
