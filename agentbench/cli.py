@@ -29,7 +29,8 @@ def main(verbose: int = typer.Option(0, "--verbose", "-v", count=True, help="Mor
 
 @app.command("run")
 def run_cmd(
-    model: str = typer.Option("demo", "--model", "-m", help="Model name(s), comma-separated (see `agentbench models`)."),
+    model: str = typer.Option("demo", "--model", "-m",
+                              help="Model name(s), comma-separated (see `agentbench models`)."),
     task: str = typer.Option("flappy", "--task", "-t", help="Task id(s), comma-separated, or 'all'."),
     repeats: int = typer.Option(1, "--repeats", "-n", min=1, help="Attempts per model and task."),
     concurrency: int = typer.Option(1, "--concurrency", "-j", min=1, help="Cells run at once."),

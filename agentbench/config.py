@@ -137,7 +137,8 @@ def resolve_model(name: str, models: dict[str, ModelConfig] | None = None) -> Mo
     models = models if models is not None else load_models()
     if name not in models:
         where = find_models_file()
-        hint = f" (from {where})" if where else " (no models.toml found in . or $AGENTBENCH_HOME; copy models.example.toml)"
+        hint = (f" (from {where})" if where
+                else " (no models.toml found in . or $AGENTBENCH_HOME; copy models.example.toml)")
         raise ConfigError(f"Unknown model '{name}'. Valid models: {', '.join(sorted(models))}{hint}.")
     return models[name]
 
@@ -150,6 +151,7 @@ def resolve_api_key(model: ModelConfig) -> str | None:
     if not key:
         raise ConfigError(
             f"Model '{model.name}' needs an API key: set the environment variable {model.api_key_env} "
-            f"(export {model.api_key_env}=...), or remove api_key_env from [models.{model.name}] if the endpoint needs none."
+            f"(export {model.api_key_env}=...), or remove api_key_env from [models.{model.name}] "
+            "if the endpoint needs none."
         )
     return key

@@ -1,8 +1,9 @@
 """Concurrent matrix runs against a scripted engine that streams at 30 tok/s per request.
 
 16 cells (one model x one task x 16 repeats) through the real runner, client, agent and Docker
-sandboxes, at concurrency 1, 4 and 16. Ideal wall = total uncontended model time (measured at concurrency 1) / concurrency; reported as a
-ratio (target >= 90% of ideal at 16 on a 2-core machine). Checks are off: they have their own bench.
+sandboxes, at concurrency 1, 4 and 16. Ideal wall = total uncontended model time (measured at
+concurrency 1) / concurrency; reported as a ratio (target >= 90% of ideal at 16 on a 2-core
+machine). Checks are off: they have their own bench.
 
     python bench/concurrency.py [--cells 16] [--tokens 1000]     (about 12 minutes)
 
@@ -19,8 +20,8 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any

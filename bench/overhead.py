@@ -30,7 +30,8 @@ async def main(attempts: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.monotonic()
         summary = await run(
-            [DEMO_MODELS["demo-careful"]], [load_task("flappy")], RunOptions(out_dir=Path(tmp), repeats=attempts, checks=False)
+            [DEMO_MODELS["demo-careful"]], [load_task("flappy")],
+            RunOptions(out_dir=Path(tmp), repeats=attempts, checks=False)
         )
         total = time.monotonic() - t0
     harness = [r.harness_s for r in summary.results]

@@ -47,8 +47,10 @@ def test_missing_key_names_the_variable(tmp_path: Path, monkeypatch: pytest.Monk
     [
         ('[models.x]\nbase_url = "http://h/v1"\n', r"\[models.x\] model: Field required"),
         ('[models.x]\nbase_url = "u"\nmodel = "m"\ntemprature = 1\n', r"\[models.x\] temprature: Extra inputs"),
-        ('[models.x]\nbase_url = "u"\nmodel = "m"\nmax_tokens = -5\n', r"\[models.x\] max_tokens: Input should be greater"),
-        ('[models.x]\nbase_url = "u"\nmodel = "m"\nthinking = "yes"\n', r"\[models.x\] thinking: Input should be 'on' or 'off'"),
+        ('[models.x]\nbase_url = "u"\nmodel = "m"\nmax_tokens = -5\n',
+         r"\[models.x\] max_tokens: Input should be greater"),
+        ('[models.x]\nbase_url = "u"\nmodel = "m"\nthinking = "yes"\n',
+         r"\[models.x\] thinking: Input should be 'on' or 'off'"),
         ("[models.x\n", r"not valid TOML"),
         ('[model.x]\nbase_url = "u"\n', r"unknown top-level key"),
         ('[models.demo]\nbase_url = "u"\nmodel = "m"\n', r"clashes with a built-in demo model"),

@@ -212,7 +212,8 @@ class ExternalSession:
     def _sandbox_ended(self, record: Any, why: str, started: float, transcript: Transcript) -> AgentOutcome:
         outcome = AgentOutcome(status="no-artefact", stop_reason="sandbox-ended", turns=record.turns,
                                usage=record.usage, requests=record.requests, detail=why,
-                               summary=f"{self.agent.name}'s sandbox stopped", wall_s=round(time.monotonic() - started, 3))
+                               summary=f"{self.agent.name}'s sandbox stopped",
+                               wall_s=round(time.monotonic() - started, 3))
         transcript.event("stop", **outcome.model_dump(exclude={"requests", "usage"}), usage=outcome.usage.model_dump())
         log.info("agent.stop", agent=self.agent.name, status="no-artefact", stop_reason="sandbox-ended", detail=why)
         return outcome

@@ -130,7 +130,8 @@ def _expected(name: str) -> str:
 def _tool_error(name: str, problem: str) -> ToolOutcome:
     expected = _expected(name) if name in _TOOLS else f"Available tools: {', '.join(TOOL_NAMES)}"
     return ToolOutcome(
-        content=f"Error: the {name} call was not executed: {problem}. {expected}. Call the tool again with corrected arguments.",
+        content=f"Error: the {name} call was not executed: {problem}. {expected}. "
+        "Call the tool again with corrected arguments.",
         is_error=True,
     )
 
@@ -159,7 +160,8 @@ def parse_arguments(name: str, raw: str | None) -> tuple[dict[str, Any] | None, 
             args = json.loads(text)
         except json.JSONDecodeError as exc:
             preview = text if len(text) <= 120 else text[:120] + "..."
-            return None, f"the arguments are not valid JSON ({exc.msg}, line {exc.lineno} column {exc.colno}; got {preview!r})"
+            return None, (f"the arguments are not valid JSON ({exc.msg}, line {exc.lineno} column {exc.colno}; "
+                          f"got {preview!r})")
     if not isinstance(args, dict):
         return None, f"the arguments must be a JSON object, got {_json_type(args)} {text.strip()[:60]}"
     unknown = sorted(set(args) - set(params))

@@ -313,7 +313,8 @@ def _static_verdict(item: ChecklistItem, source: Source | None, evidence: list[s
             phrase = d.found if found else d.missing
         else:
             found, snippet = match_patterns(source, item.patterns)
-            phrase = f"source {'matches' if found else 'does not match'} {' and '.join(f'/{p}/' for p in item.patterns)}"
+            patterns = " and ".join(f"/{p}/" for p in item.patterns)
+            phrase = f"source {'matches' if found else 'does not match'} {patterns}"
     except Exception as exc:  # noqa: BLE001 - a detector bug must not lose the behaviour verdict
         log.warning("checklist.detector_error", detector=name, error=repr(exc))
         evidence.append(f"static {name}: detector failed: {exc!r}")

@@ -114,7 +114,8 @@ def _deltas(source: Source) -> list[tuple[str, Hit, tuple[int, int]]]:
     clocks += [r"performance\.now\(\)", r"Date\.now\(\)"]
     clock = "(?:" + "|".join(rf"(?<![\w$.]){c}(?![\w$])" if c[0].isalpha() or c[0] in "_$" else c
                              for c in clocks) + ")"
-    regex = rf"(\b(?:let|const|var)\s+)?\b({_IDENT}(?:\.{_IDENT})?)\s*[-+]?(?<![=!<>])=(?!=)\s*[^;\n]*?{clock}\s*-\s*[\w$.]+"
+    regex = (rf"(\b(?:let|const|var)\s+)?\b({_IDENT}(?:\.{_IDENT})?)\s*[-+]?(?<![=!<>])=(?!=)"
+             rf"\s*[^;\n]*?{clock}\s*-\s*[\w$.]+")
     found = []
     for h in source.find(regex, view="skeleton"):
         scope = (h.pos, len(h.file.skeleton))
@@ -339,7 +340,8 @@ _SAFE = re.compile(r"(?i)escape|sanitiz|DOMPurify|encode")
 def uses_inner_html_with_user_text(source: Source) -> Finding:
     """innerHTML/outerHTML/insertAdjacentHTML/document.write fed an expression naming user text
     without an escape function; literal strings and ``= ''`` clears are fine."""
-    regex = r"\.(?:innerHTML|outerHTML)\s*\+?=\s*|\.insertAdjacentHTML\s*\(\s*['\"][\w-]+['\"]\s*,\s*|document\.write\(\s*"
+    regex = (r"\.(?:innerHTML|outerHTML)\s*\+?=\s*|\.insertAdjacentHTML\s*\(\s*['\"][\w-]+['\"]\s*,\s*"
+             r"|document\.write\(\s*")
     for hit in source.find(regex):
         f, at = hit.file, hit.match.end()
         rhs = _expression(f, at)

@@ -328,7 +328,8 @@ class ChatClient:
             raise ModelTimeout(f"{exc} (gave up after {n} attempt(s))") from exc
         except httpx.TimeoutException as exc:
             n = retrying.statistics.get("attempt_number", 1)
-            raise ModelTimeout(f"{self._timeout(url)} (httpx {type(exc).__name__}, gave up after {n} attempt(s))") from exc
+            raise ModelTimeout(
+                f"{self._timeout(url)} (httpx {type(exc).__name__}, gave up after {n} attempt(s))") from exc
         except httpx.TransportError as exc:
             n = retrying.statistics.get("attempt_number", 1)
             raise ModelHTTPError(

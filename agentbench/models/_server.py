@@ -37,7 +37,8 @@ class Reply:
     """What the server answers to one chat request.
 
     ``body`` (a dict sent as JSON, or a raw string, as text/plain unless ``headers`` set a
-    Content-Type) is sent verbatim with ``status`` and wins over ``message``; a non-200 ``status`` without a body gets an OpenAI-style error object.
+    Content-Type) is sent verbatim with ``status`` and wins over ``message``; a non-200 ``status``
+    without a body gets an OpenAI-style error object.
     ``message`` is the assistant message (``content``, ``reasoning_content`` or ``reasoning``,
     ``tool_calls`` in OpenAI form); streamed, its texts are cut into ``chunk_chars`` pieces, one
     SSE event each. ``usage`` defaults to an estimate (one token per streamed piece).

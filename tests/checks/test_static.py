@@ -49,7 +49,8 @@ def test_local_script_files_are_read_and_remote_ones_are_not(tmp_path: Path) -> 
     (tmp_path.parent / "outside.js").write_text("localStorage.setItem('x', 1);\n")
     src = Source.from_artefact(tmp_path)
     assert [f.name for f in src.files] == ["index.html", "game.js"]
-    assert run_detector("scales_for_device_pixel_ratio", src) == (True, "game.js:1: const dpr = window.devicePixelRatio;")
+    assert run_detector("scales_for_device_pixel_ratio", src) == (
+        True, "game.js:1: const dpr = window.devicePixelRatio;")
     assert run_detector("uses_local_storage_save", src)[0] is False
 
 
@@ -86,7 +87,7 @@ def test_detectors_on_demo_artefacts(kind: str, task: str) -> None:
     got = {name: run_detector(name, src) for name in DEMO_EXPECT[kind, task]}
     wrong = {n: ev for n, (found, ev) in got.items() if found != DEMO_EXPECT[kind, task][n]}
     assert not wrong, wrong
-    for found, evidence in got.values():  # every finding says where
+    for _found, evidence in got.values():  # every finding says where
         assert evidence
 
 

@@ -440,11 +440,11 @@ def print_table() -> None:
     heads = ("variant", "task", "check", "expect", "observed", "ok")
     cells = [(r.variant, r.task, r.check, r.expect, r.observed, "OK" if r.ok else "FAIL") for r in ROWS]
     widths = [min(90, max(len(h), *(len(c[i]) for c in cells))) for i, h in enumerate(heads)]
-    line = "  ".join(h.ljust(w) for h, w in zip(heads, widths))
+    line = "  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True))
     print(line)
     print("-" * len(line))
     for c in cells:
-        print("  ".join(v.ljust(w) for v, w in zip(c, widths)))
+        print("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=True)))
 
 
 async def main() -> int:

@@ -77,7 +77,8 @@ def test_self_review_is_warned(tmp_path: Path) -> None:
         _models_toml(server.base_url, "alpha")
         res = _invoke("review", str(run_dir), "--reviewer", "alpha")
     assert res.exit_code == 0, res.output
-    assert "also wrote artefacts in this run" in res.output and "reviewed its own artefact flappy/alpha/r1" in res.output
+    assert "also wrote artefacts in this run" in res.output
+    assert "reviewed its own artefact flappy/alpha/r1" in res.output
 
 
 def test_pairwise_command(tmp_path: Path) -> None:

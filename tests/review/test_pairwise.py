@@ -83,7 +83,8 @@ async def test_failed_ask_is_an_error_not_a_loss(two: Path) -> None:
 
 async def test_needs_two_models_with_artefacts(tmp_path: Path) -> None:
     run_dir = build_run(tmp_path, models={"good": "g", "gone": "x"}, no_artefact=("gone",))
-    with ScriptedServer() as server, pytest.raises(StoreError, match=r"needs artefacts of two models.*found \['good'\]"):
+    refused = pytest.raises(StoreError, match=r"needs artefacts of two models.*found \['good'\]")
+    with ScriptedServer() as server, refused:
         await _pairwise(run_dir, server.base_url)
 
 
