@@ -12,6 +12,7 @@ demo: setup
 	python3 -m agentbench run --model demo --task flappy
 
 test: setup-test
+	python3 -m ruff check .
 	python3 -m pytest
 
 bench: setup

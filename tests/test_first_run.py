@@ -72,7 +72,7 @@ def test_makefile_demo_and_test_take_their_own_setup() -> None:
         return proc.stdout.splitlines()
 
     assert plan("demo") == ["bash scripts/setup.sh", "python3 -m agentbench run --model demo --task flappy"]
-    assert plan("test") == ["bash scripts/setup.sh --test", "python3 -m pytest"]
+    assert plan("test") == ["bash scripts/setup.sh --test", "python3 -m ruff check .", "python3 -m pytest"]
 
 
 # ---- the run builds an agent's image on first use, once, before any cell ------------------------
