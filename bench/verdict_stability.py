@@ -40,13 +40,17 @@ def _statuses(result: dict[str, Any] | None) -> dict[str, str]:
     return {c["id"]: c["status"] for c in result.get("checks", [])}
 
 
-def check_all(found: list[tuple[str, str, Path]], timeout_s: float, label: str) -> dict[str, dict[str, Any]]:
+def check_all(found: list[tuple[str, str, Path]], timeout_s: float, label: str,
+              save: Path | None = None) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for k, (task, name, folder) in enumerate(found, 1):
         t0 = time.monotonic()
         result, problem = _check(task, folder, timeout_s)
         wall = time.monotonic() - t0
         key = f"{task}/{name}"
+        if save is not None and result is not None:
+            (save / task).mkdir(parents=True, exist_ok=True)
+            (save / task / f"{name}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
         out[key] = {"verdict": (result or {}).get("verdict"), "checks": _statuses(result), "problem": problem,
                     "wall_s": round(wall, 2),
                     "details": {c["id"]: c.get("detail", "")[:200] for c in (result or {}).get("checks", [])}}
@@ -79,13 +83,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--busy", type=int, default=2, help="busy processes beside the second pass (default 2)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per artefact check")
     ap.add_argument("--json", type=Path, help="write both passes and the differences here")
+    ap.add_argument("--save", type=Path, help="write each quiet-pass result to <save>/<task>/<name>.json "
+                    "(then: python -m agentbench.corpus ROOT --results SAVE)")
     args = ap.parse_args(argv)
     found = [a for a in artefacts(args.root) if not args.task or a[0] in args.task]
     if not found:
         print(f"no <task>/<name>/expect.json under {args.root}", file=sys.stderr)
         return 2
     t0 = time.monotonic()
-    quiet = check_all(found, args.timeout, "quiet")
+    quiet = check_all(found, args.timeout, "quiet", args.save)
     quiet_wall = time.monotonic() - t0
     spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.busy)]
     for p in spinners:
