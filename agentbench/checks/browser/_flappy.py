@@ -153,9 +153,16 @@ async def _flap_run(ctx: ProbeContext, start: Start, action: str, over: Over) ->
     return await start.replay(ctx, extra, end)
 
 
-def _game_over(start: Start, base: Run, over: Over, flap: Run | None, lifted: bool) -> CheckResult:
+def _game_over(start: Start, base: Run, over: Over, flap: Run | None, lifted: bool,
+               ready: str | None = None) -> CheckResult:
     t0 = start.t0
     began = f"after {start.name}" if start.name else "with no input"
+    if over.at is not None and ready is not None:
+        return CheckResult(id="game-over", status="pass", data={"over_after_s": round(over.at - t0, 2),
+                                                                 "start": start.name, "ready_until": ready,
+                                                                 "shown": over.how},
+                           detail=f"{start.name or 'The game'} shows the game ready and waits; {ready} starts play "
+                           f"and without more input it ends and shows it at {over.at - t0:.1f} s ({over.how})")
     if over.at is not None:
         back = rejoins(flap, base, t0 + TAPS[-1] + 0.3, over.at - 0.1) if flap is not None and lifted else None
         if back is not None:
@@ -170,17 +177,22 @@ def _game_over(start: Start, base: Run, over: Over, flap: Run | None, lifted: bo
                                f"input stops falling at {rest[0] - t0:.1f} s and stays at that height while the "
                                f"game goes on (only hitting a pipe ended it, at {over.at - t0:.1f} s)")
         return CheckResult(id="game-over", status="pass", data={"over_after_s": round(over.at - t0, 2),
-                                                                 "start": start.name},
+                                                                 "start": start.name, "shown": over.how},
                            detail=f"{start.name or 'The game'} starts the game; without input it ends and "
-                           f"shows it at {over.at - t0:.1f} s")
+                           f"shows it at {over.at - t0:.1f} s ({over.how})")
     if over.reloaded_at is not None:
         return CheckResult(id="game-over", status="fail", data={"reloaded_after_s": round(over.reloaded_at - t0, 2)},
                            detail=f"{began}, the page reloads itself at {over.reloaded_at - t0:.1f} s (when the bird "
                            "crashes): no game-over screen is shown, the game silently starts over")
+    if over.still_at is not None:
+        return CheckResult(id="game-over", status="fail", data={"stopped_after_s": round(over.still_at - t0, 2)},
+                           detail=f"{began}, the game stops at {over.still_at - t0:.1f} s but nothing new is shown: "
+                           "the screen just stays as it was when play stopped (no game-over screen, message or "
+                           "panel, in the game or the page)")
     frozen = frozen_for(base)
     if frozen >= 1.0:
         return CheckResult(id="game-over", status="fail",
-                           detail=f"{began}, the screen froze (for {frozen:.1f} s) but no game-over message was shown")
+                           detail=f"{began}, the screen froze (for {frozen:.1f} s) but nothing new was shown")
     return CheckResult(id="game-over", status="fail",
                        detail=f"{began}, the game still runs after {OVER_WATCH:.0f} s without input and never ends")
 
@@ -197,6 +209,20 @@ async def _play_base(ctx: ProbeContext, start: Start, base: Run) -> tuple[Over, 
     ev = _strip(ctx, "restart.png", base, end, base.now, "after game over, restart inputs")
     again.evidence = [ev] if ev else []
     return over, again, alive
+
+
+async def _play_ready(ctx: ProbeContext, start: Start, flap: Run, flap_name: str) -> tuple[Over, CheckResult | None]:
+    """The flap run watched for the game's end after its last tap, and restart tried there."""
+    t_after = start.t0 + TAPS[-1] + 0.15
+    over = await watch_over(flap, t_after, start.t0 + OVER_WATCH - t_after)
+    if over.at is None:
+        return over, None
+    end = flap.now
+    action = dict((n, a) for n, a in FLAP_INPUTS)[flap_name]
+    again = await restart(flap, (start.name, start.steps[-1].action) if start.name else None, action)
+    ev = _strip(ctx, "restart.png", flap, end, flap.now, "after game over, restart inputs")
+    again.evidence = [ev] if ev else []
+    return over, again
 
 
 @task_probes("flappy", load_run=LoadRun(every=CAP))
@@ -219,6 +245,7 @@ async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
         t0 = start.t0
         over, again, alive = await _play_base(ctx, start, base)
         texts = await score_texts(base, t0)
+        end_run = base  # the run whose end the game-over check judged
         await base.close()
         flap = await _flap_run(ctx, start, FLAP_INPUTS[0][1], over)
         runs.append(flap)
@@ -234,6 +261,13 @@ async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
                 status, detail, data, flap_name, flap = s2, f"{d2} ({detail})", data2, "a click", click
             else:
                 detail = f"{detail}; {d2}"
+        ready: str | None = None
+        if over.at is None and over.reloaded_at is None and over.still_at is None and status == "pass":
+            # B played on without ending: a game that waits in a ready state (the bird bobbing)
+            # until the first flap. A person flaps once and lets go: the flap run shows the end.
+            over_f, again_f = await _play_ready(ctx, start, flap, flap_name)
+            if over_f.at is not None:
+                over, again, ready, end_run = over_f, again_f, flap_name, flap
         texts += await score_texts(flap, t0)
         await flap.close()
         began = f"(started with {start.name}) " if start.name else "(no input started anything; the page as it runs) "
@@ -254,8 +288,9 @@ async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
             rest = [CheckResult(id="restart", status="skip", detail="no game over to restart from"),
                     CheckResult(id="score", status="skip", detail="the game does not run: no score to watch")]
             return [flap_result, over_result, *rest]
-        over_result = _game_over(start, base, over, flap, status == "pass")
-        ev = _strip(ctx, "game-over.png", base, t0, over.at + 0.5 if over.at else base.now, "no input after the start")
+        over_result = _game_over(start, base, over, flap, status == "pass", ready)
+        ev = _strip(ctx, "game-over.png", end_run, t0, over.at + 0.5 if over.at else end_run.now,
+                    f"{ready} once after the start, then no input" if ready else "no input after the start")
         over_result.evidence = [ev] if ev else []
         over_result.duration_s = time.monotonic() - started
         if again is None:

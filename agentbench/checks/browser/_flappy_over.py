@@ -1,10 +1,12 @@
 """Flappy game over and restart, judged on the run with the start and no further input.
 
-``watch_over`` plays that run until a person would say the game is over: a game-over message
-appears (drawn on the canvas or in the page's text), or the page reloads itself (a silent restart:
-no game over is ever shown). ``restart`` then tries what a person tries on a game-over screen and
-asks for a new game that can be played (the screen moves, flapping, for a second or more); a
-restart that reloads the page is not one (the prompt asks for a restart without reloading).
+``watch_over`` plays that run until a person would say the game is over: play stops and something
+new appears and stays (``_flappy_end``: a panel, a sprite, text in any language, in the game's
+pixels or the page's text), or the page reloads itself (a silent restart: no game over is ever
+shown). Game-over words ("Game over", "Try again") are one signal of something new, never enough
+alone: the play must have stopped too. ``restart`` then tries what a person tries on a game-over
+screen and asks for a new game that can be played (the screen moves, flapping, for a second or
+more); a restart that reloads the page is not one (the prompt asks for a restart without reloading).
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ import re
 from dataclasses import dataclass, field
 
 from .._model import CheckResult
+from ._flappy_end import SETTLE, Screen, busy, settled
 from ._play import Run, differs
 
 __all__ = ["GAME_OVER_RE", "Over", "frozen_for", "over_since", "restart", "watch_over"]
+
+WORDS_QUIET = 0.5  # with game-over words shown, play has stopped when this much less changes
 
 GAME_OVER_RE = re.compile(r"game\s*-?\s*over|you\s+(died|lose|lost|crashed)|\bcrash(ed)?\b|try\s+again|"
                           r"play\s+again|final\s+score|\brestart", re.IGNORECASE)
@@ -29,8 +34,10 @@ PLAY_S = 1.6  # a restarted game is played this long (virtual s), flapping
 class Over:
     """How the no-input run ended (times in virtual s)."""
 
-    at: float | None = None           # the game-over message was first shown
-    reloaded_at: float | None = None  # the page reloaded itself before any message
+    at: float | None = None           # something new was first shown on the stopped game
+    reloaded_at: float | None = None  # the page reloaded itself before any end was shown
+    still_at: float | None = None     # play stopped (the screen settled) with nothing new on it
+    how: str = ""                     # what was new, in a person's words
     texts: list[str] = field(default_factory=list)
 
 
@@ -70,23 +77,81 @@ def frozen_for(run: Run) -> float:
     return (i - j) * run.every
 
 
+def _images(run: Run) -> dict[int, object]:
+    return {i: f.image for i, f in run.frames.items()}
+
+
 async def watch_over(run: Run, t0: float, limit: float) -> Over:
-    """Play ``run`` (no input) until a game-over message or a reload, at most to ``t0 + limit``."""
+    """Play ``run`` (no input) until its end is shown or the page reloads, at most to ``t0 + limit``.
+
+    A screen that settled with nothing new is watched on to the limit (an end screen may come
+    later, after the bird landed or a sound played); one that starts moving again there is given
+    SETTLE s more to settle.
+    """
     dom_before = run.dom_first if run.dom_first is not None else await run.session.dom_text()
     over = Over()
+    screen = Screen()
+    polls: list[tuple[float, set[str]]] = []  # (time, the page's text lines then)
+    end = t0 + limit
+    extended = False
     while not run.broken:
-        at = await over_since(run, t0, dom_before, hint_until=t0 + HINT_S)
-        if at is not None:
-            over.at = at
-            await run.advance(0.5)  # the screen after it: frozen or not, for the evidence
-            return over
+        words_at = await over_since(run, t0, dom_before, hint_until=t0 + HINT_S)
+        dom = await run.session.dom_text()
+        run.check_reload()
+        polls.append((run.now, {line.strip() for line in dom.splitlines() if line.strip()}))
         if run.reloads:
             over.reloaded_at = run.reloads[0]
             return over
-        if run.now >= t0 + limit - 1e-9:
+        got = settled(_images(run), run.every, t0, run.now, screen)  # type: ignore[arg-type]
+        if got is None and words_at is not None:
+            got = settled(_images(run), run.every, t0, run.now, screen, quiet=WORDS_QUIET)  # type: ignore[arg-type]
+        if got is not None:
+            at, how = _what_is_new(run, got, polls, await run.session.texts(), t0, words_at)
+            if at is not None:
+                over.at, over.how, over.still_at = at, how, got.quiet_from
+                await run.advance(0.5)  # the screen after it: for the evidence
+                return over
+            over.still_at = got.quiet_from
+        elif words_at is not None and _decorated(run, t0, screen):
+            over.at, over.how = words_at, "a game-over message (the screen moves as much before the start)"
+            await run.advance(0.5)
             return over
-        await run.advance(min(POLL, t0 + limit - run.now))
+        elif over.still_at is not None and not extended and run.now >= end - 0.3:
+            extended, end = True, end + SETTLE + 0.5  # moving again at the limit: let it settle
+        if run.now >= end - 1e-9:
+            return over
+        await run.advance(min(POLL, end - run.now))
     return over
+
+
+def _decorated(run: Run, t0: float, screen: Screen) -> bool:
+    """The screen changed about as much before the start as in play (random shake, twinkling stars
+    drawn every frame): its pixels cannot show play stopping, so the words must."""
+    frames = _images(run)
+    before = busy(frames, run.every, 0.0, t0 - 0.1, screen)  # type: ignore[arg-type]
+    return before > 0 and before >= 0.5 * busy(frames, run.every, t0 + 0.1, run.now, screen)  # type: ignore[arg-type]
+
+
+def _what_is_new(run: Run, got: object, polls: list[tuple[float, set[str]]],
+                 texts: list[tuple[str, float, float, int]], t0: float, words_at: float | None,
+                 ) -> tuple[float | None, str]:
+    """(when, what) something new showed on the settled screen ``got``, else (None, "")."""
+    quiet_from = got.quiet_from  # type: ignore[attr-defined]
+    if got.new_at is not None:  # type: ignore[attr-defined]
+        return got.new_at, f"a new picture ({got.new_share:.0%} of the game) stays on the stopped game"  # type: ignore[attr-defined]
+    played = set().union(*(lines for t, lines in polls if t < quiet_from - 0.05))
+    fresh = [line for line in polls[-1][1] if line not in played] if polls else []
+    if fresh and any(t < quiet_from - 0.05 for t, _ in polls):
+        first = next(t for t, lines in polls if any(line in lines for line in fresh))
+        return max(first, quiet_from - 0.3), f"new text on the page: {fresh[0][:40]!r}"
+    late = [(first / 1000, text) for text, first, _last, _n in texts
+            if first / 1000 >= max(quiet_from - 0.3, t0 + HINT_S) and text.strip()]
+    if late:
+        at, text = min(late)
+        return at, f"new text drawn on the game: {text[:40]!r}"
+    if words_at is not None:
+        return words_at, "a game-over message"
+    return None, ""
 
 
 RESTART_INPUTS = [("Space", "press:Space"), ("a click", "click:0.5,0.5"),

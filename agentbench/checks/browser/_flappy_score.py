@@ -19,6 +19,31 @@ _NUM = re.compile(r"^\s*(?:([A-Za-z][A-Za-z .]{0,14}?)\s*[:=]?\s*)?(\d{1,5})\s*(
 _NOT_SCORE = re.compile(r"best|high|record|top|fps|level|lives|life|time|sec|ms|\bx\b|speed|gen", re.IGNORECASE)
 
 
+_PARTS = re.compile(r"\s*(?:\||\u2022|\u00b7|/|;|,|\t|\s{3,})\s*")
+# Digits shown as pictures: a row of <img> whose alt texts are single digits (what a screen reader reads).
+_READER = "reader:flappy-score"
+_DIGITS_JS = """({
+  digits() {
+    const out = [], seen = new Set();
+    for (const img of document.querySelectorAll("img[alt]")) {
+      const row = img.parentElement;
+      if (!row || seen.has(row)) continue;
+      seen.add(row);
+      const imgs = Array.from(row.children).filter((c) => c.tagName === "IMG");
+      const alts = imgs.map((i) => (i.getAttribute("alt") || "").trim());
+      if (!alts.length || !alts.every((a) => /^[0-9]$/.test(a))) continue;
+      const shown = imgs.every((i) => {
+        const r = i.getBoundingClientRect(), st = getComputedStyle(i);
+        return r.width > 0 && r.height > 0 && st.visibility !== "hidden" && st.opacity !== "0";
+      });
+      if (shown) out.push(alts.join(""));
+    }
+    return out;
+  },
+})"""
+FAST = (1.0, 3)  # a score rising by this much within this many s counts time or frames, not pipes
+
+
 def score_value(text: str) -> int | None:
     """The score a text shows ("7", "Score: 7", "SCORE 7"), or None when it is not one."""
     m = _NUM.match(text)
@@ -41,9 +66,12 @@ async def score_texts(run: Run, t0: float) -> Seen:
             if v is not None and last / 1000 > t0:
                 out.append((text, v, first / 1000, last / 1000))
         for line in (await run.session.dom_text()).splitlines():
-            v = score_value(line)
-            if v is not None:
-                out.append((line.strip(), v, run.now, run.now))
+            for part in _PARTS.split(line):  # "Score: 0 | High Score: 0" shows two readings
+                v = score_value(part)
+                if v is not None:
+                    out.append((part.strip(), v, run.now, run.now))
+        for digits in await run.session.read(_READER, _DIGITS_JS, "digits") or []:
+            out.append((f"{digits} (digit pictures)", int(digits), run.now, run.now))
     except PageBroken:
         pass
     return out
@@ -57,6 +85,12 @@ def score_check(seen: Seen) -> CheckResult:
                            "text after the start)")
     values = sorted({v for _, v, _, _ in seen})
     data = {"texts": sorted({t for t, *_ in seen})[:10], "values": values[:20]}
+    fast = _too_fast(seen)
+    if fast is not None:
+        (ta, va), (tb, vb) = fast
+        return CheckResult(id="score", status="fail", data=data,
+                           detail=f"the score counts time, not pipes passed: it went from {va} to {vb} within "
+                           f"{tb - ta:.1f} s of play, faster than pipes can pass the bird")
     steps = [b - a for a, b in zip(values, values[1:], strict=False)]
     if values[0] == 0 and steps and all(s == 1 for s in steps):
         return CheckResult(id="score", status="pass", data=data,
@@ -66,3 +100,16 @@ def score_check(seen: Seen) -> CheckResult:
                            detail=f"a score is shown ({seen[0][0]!r}); no pipe was passed in the runs to see it count")
     return CheckResult(id="score", status="pass", data=data,
                        detail=f"a score is shown ({seen[0][0]!r}; values {values[:6]})")
+
+
+def _too_fast(seen: Seen) -> tuple[tuple[float, int], tuple[float, int]] | None:
+    """Two readings of the drawn score (time first drawn, value) that rose faster than pipes pass."""
+    # Canvas text, drawn over time; a reading replaced by a higher one (it stopped being drawn then).
+    drawn = sorted({(first, last, v) for _, v, first, last in seen if last > first})
+    for i, (ta, la, va) in enumerate(drawn):
+        for tb, _lb, vb in drawn[i + 1:]:
+            if tb - ta > FAST[0]:
+                break
+            if vb - va >= FAST[1] and la <= tb + 0.2:
+                return (ta, va), (tb, vb)
+    return None

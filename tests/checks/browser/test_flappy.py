@@ -43,9 +43,16 @@ EXPECT = {
     "reload_on_crash.html": ("pass", "fail", "skip"),        # a crash reloads the page: no game over
     "retry_reloads.html": ("pass", "pass", "fail"),          # only a Retry button that reloads
     "no_score.html": ("pass", "pass", "pass"),               # fails score only
+    # The end as a person sees it: play stops and something new stays (issue 27).
+    "end_panel_no_words.html": ("pass", "pass", "pass"),     # a drawn panel, no words; a hint blinks on
+    "freeze_nothing_new.html": ("pass", "fail", "skip"),     # a crash only stops the screen
+    "ready_state_bob.html": ("pass", "pass", "pass"),        # the start shows Get Ready until the first flap
+    "score_dom_one_line.html": ("pass", "pass", "pass"),     # "Score: N | Best: N" in one DOM line
+    "score_counts_time.html": ("pass", "pass", "pass"),      # fails score only
 }
 SCORE = {"dt_class_canvas.html": "pass", "sprite_title.html": "pass", "dom_sprite_framelocked.html": "pass",
-         "corner_focus_canvas.html": "pass", "no_score.html": "fail"}
+         "corner_focus_canvas.html": "pass", "no_score.html": "fail", "score_dom_one_line.html": "pass",
+         "score_counts_time.html": "fail"}
 REFRESH = {"dt_class_canvas.html": "pass", "fixed_func_overlay.html": "pass", "timer_dom.html": "pass",
            "framelocked.html": "fail", "framelocked_autostart.html": "fail",
            "click_start_layers.html": "pass", "enter_dom_button.html": "pass", "svg_framelocked_button.html": "fail",
@@ -143,3 +150,21 @@ async def test_reloading_is_no_game_over_and_no_restart(runs: GameRuns) -> None:
     assert "reloads itself" in over.detail, explain(over)
     restart = (await runs.probes("retry_reloads.html"))["restart"]
     assert "reloads the page" in restart.detail, explain(restart)
+
+
+async def test_game_over_is_an_effect_not_words(runs: GameRuns) -> None:
+    # A panel with no words at all is an end; a screen that only stops is none, said as a person sees it.
+    shown = (await runs.probes("end_panel_no_words.html"))["game-over"]
+    assert "new picture" in shown.detail, explain(shown)
+    frozen = (await runs.probes("freeze_nothing_new.html"))["game-over"]
+    assert "nothing new is shown" in frozen.detail, explain(frozen)
+
+
+async def test_ready_state_is_left_by_one_flap(runs: GameRuns) -> None:
+    over = (await runs.probes("ready_state_bob.html"))["game-over"]
+    assert over.data.get("ready_until") == "Space" and "waits" in over.detail, explain(over)
+
+
+async def test_score_counting_time_is_named(runs: GameRuns) -> None:
+    score = (await runs.probes("score_counts_time.html"))["score"]
+    assert "counts time" in score.detail, explain(score)

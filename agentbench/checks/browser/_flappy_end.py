@@ -1,0 +1,170 @@
+"""The end of a game as a person sees it: play stops, and something new appears and stays.
+
+Read from the captures of a run (no game variables, no words needed): the screen has *settled*
+when, for ``SETTLE`` s up to now, hardly anything changes any more compared with how much changed
+while the game was played (a blinking hint or a flapping sprite may go on). Something *new* is on
+the settled screen when a region of it differs from every capture of the play before the stop, at
+the same place (a Game Over panel, a sprite, text in any language, a greyed screen). A page's own
+text (DOM lines, canvas text) that first shows at the stop counts as new too: an overlay of HTML
+over a canvas is not in the canvas's captures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._flappy_screen import Coder, code_of, mask_bytes
+from ._imaging import Image, blobs
+
+__all__ = ["SETTLE", "Screen", "Settled", "busy", "settled"]
+
+SETTLE = 1.0          # virtual s the screen must stay settled
+QUIET = 0.2           # a change this share of play's busiest change (or less) is no play
+QUIET_FLOOR = 0.004   # ... and never less than this share of the screen
+NEW_MIN = 0.004       # share of the screen a new thing covers at least (a short word, a sprite)
+NEW_MIN_PX = 16
+MOTION_MAX = 0.3      # last steps' motion covering more of the screen than this: the scene scrolled
+WIDEN = 4             # px the last steps' motion is widened by (a pipe's edge moves a few px a step)
+SAMPLE = 2            # play captures compared, every this many grid steps
+
+
+@dataclass
+class Settled:
+    """A settled screen: since when (``quiet_from``), what is new on it and since when."""
+
+    quiet_from: float
+    new_share: float          # share of the screen that is new
+    new_at: float | None      # when the new region first showed as it is at the end (None: nothing new)
+    box: tuple[int, int, int, int] | None = None  # the largest new region (x0, y0, x1, y1) in capture px
+
+
+class Screen:
+    """Codes of a run's captures, computed once each (frames are kept by grid index)."""
+
+    def __init__(self) -> None:
+        self._codes: dict[int, tuple[int, int]] = {}  # grid index -> (id of the image, code)
+        self.coder: Coder | None = None
+        self.size: tuple[int, int] | None = None
+
+    def code(self, i: int, img: Image) -> int | None:
+        if self.size != (img.width, img.height):
+            self.size, self.coder, self._codes = (img.width, img.height), Coder(img.width, img.height), {}
+        got = self._codes.get(i)
+        if got is not None and got[0] == id(img):
+            return got[1]
+        c = code_of(img)
+        self._codes[i] = (id(img), c)
+        return c
+
+
+def settled(frames: dict[int, Image], every: float, t0: float, now: float, screen: Screen, *,
+            quiet: float = 0.0) -> Settled | None:
+    """The settled end of a run's captures up to ``now``, or None while the screen is still in play.
+
+    ``quiet``: the share of play's busiest change that still counts as stopped (default QUIET).
+    """
+    last = max((i for i in frames if i * every <= now + 1e-9), default=None)
+    if last is None:
+        return None
+    end = frames[last]
+    lo = round((t0 + 0.1) / every)
+    idx = [i for i in range(lo, last + 1) if i in frames and (frames[i].width, frames[i].height) ==
+           (end.width, end.height)]
+    if len(idx) < round((SETTLE + 0.5) / every):
+        return None
+    codes = {i: screen.code(i, frames[i]) for i in idx}
+    coder = screen.coder
+    assert coder is not None
+    change = {i: coder.differ(codes[i - 1], codes[i]) for i in idx if i - 1 in codes}
+    if not change:
+        return None
+    # How much of the screen play changes within SETTLE s at its busiest, and the trailing stretch
+    # in which far less of it changed (a falling bird sweeps a band; a blinking hint stays put).
+    busiest = _busiest(change, round(SETTLE / every))
+    quiet = max(QUIET_FLOOR * coder.n, (quiet or QUIET) * busiest)
+    k, u = last, 0
+    while k in change:
+        u |= change[k]
+        if u.bit_count() > quiet:
+            break
+        k -= 1
+    # The stretch may begin with the last steps of play (a bird still falling): it starts after the
+    # last step that changed far more than its typical step (a blink or a wing beat repeats).
+    k0 = k  # the step into the stretch: where something new may have appeared
+    steps = sorted(change[i].bit_count() for i in range(k + 1, last + 1) if i in change)
+    if steps:
+        most = max(QUIET_FLOOR * coder.n, 2 * steps[len(steps) // 2])
+        while k + 1 < last and k + 1 in change and change[k + 1].bit_count() > most:
+            k += 1
+    quiet_from = k * every
+    if (last - k) * every < SETTLE - 1e-9 or busiest <= QUIET_FLOOR * coder.n:
+        return None
+    # The last step of play moved things once more (a pipe's leading edge covers pixels it never
+    # covered before): about half that step's change is motion, not something new.
+    s = codes[last]
+    new = coder.everything
+    for i in idx:
+        if i >= k0:
+            break
+        if (i - idx[0]) % SAMPLE and i != k0 - 1:
+            continue
+        new &= coder.differ(s, codes[i])
+        if not new:
+            break
+    # What the last steps of play moved, widened a little: a leading edge moving on is motion.
+    motion = 0
+    for i in [*range(k0 - 3, k0), *range(k0 + 1, k + 1)]:
+        if i in change:
+            motion |= coder.differ(codes[i - 1], codes[i])
+    motion = coder.widen(motion, WIDEN)
+    if coder.share(motion) < MOTION_MAX:
+        new &= ~motion
+        left = -1
+    else:  # the whole scene scrolled: about half of one step's change is motion
+        step = change[k0 - 1].bit_count() if k0 - 1 in change else 0
+        left = new.bit_count() - round(0.6 * step)
+    # A line one pixel thin is an edge that moved on, not a thing that appeared.
+    found = [b for b in blobs(mask_bytes(new, coder.n), end.width, end.height, min_size=4)
+             if b.x1 > b.x0 and b.y1 > b.y0]
+    if left < 0:
+        left = sum(b.size for b in found)
+    share = coder.share(new)
+    if left < max(NEW_MIN * coder.n, NEW_MIN_PX):
+        return Settled(quiet_from, share, None)
+    box = (found[0].x0, found[0].y0, found[0].x1, found[0].y1) if found else None
+    # When the new region first showed as it is now: the earliest capture from which, to the end,
+    # at most a fifth of it differs from the end.
+    limit = new.bit_count() // 5
+    at = last
+    for i in range(last - 1, idx[0] - 1, -1):
+        c = codes.get(i)
+        if c is None or (coder.differ(s, c) & new).bit_count() > limit:
+            break
+        at = i
+    return Settled(quiet_from, share, at * every, box)
+
+
+def _busiest(change: dict[int, int], span: int) -> int:
+    """The most pixels changed within ``span`` consecutive captures (masks by grid index)."""
+    keys = sorted(change)
+    most = 0
+    for j in range(0, len(keys), max(1, span // 4)):
+        u = 0
+        for i in keys[j:j + span]:
+            u |= change[i]
+        most = max(most, u.bit_count())
+    return most
+
+
+def busy(frames: dict[int, Image], every: float, lo: float, hi: float, screen: Screen) -> float:
+    """The share of the screen that changes within SETTLE s at the busiest, between ``lo`` and ``hi``."""
+    idx = [i for i in range(round(lo / every), round(hi / every) + 1) if i in frames]
+    if len(idx) < 2:
+        return 0.0
+    size = (frames[idx[-1]].width, frames[idx[-1]].height)
+    idx = [i for i in idx if (frames[i].width, frames[i].height) == size]
+    codes = {i: screen.code(i, frames[i]) for i in idx}
+    coder = screen.coder
+    assert coder is not None
+    change = {i: coder.differ(codes[i - 1], codes[i]) for i in idx if i - 1 in codes}
+    return _busiest(change, round(SETTLE / every)) / coder.n if change else 0.0
