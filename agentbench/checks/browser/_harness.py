@@ -77,6 +77,7 @@ class BrowserHarness:
         self._pool: list[Slot] = []
         self._free = asyncio.Semaphore(self.max_sessions)
         self._checks: dict[Path, CheckClock] = {}
+        self._user_agent: dict[str, Any] | None = None  # Emulation.setUserAgentOverride's params
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -242,6 +243,12 @@ class BrowserHarness:
             await cdp.send("Page.enable")  # scripts registered on this session run in new documents
             slot = Slot(context=context, page=page, cdp=cdp, root=root, viewport=viewport)
             await context.route("**/*", lambda route: self._serve(route, slot))
+            if self._user_agent is None:  # once per browser, on our blank page (a secure context)
+                await page.goto(ORIGIN + WIPE_PATH, wait_until="load")
+                self._user_agent = await _normal_user_agent(page)
+            # Set on the page's session, workers included (a context's user_agent option leaves a
+            # worker's brands empty).
+            await cdp.send("Emulation.setUserAgentOverride", self._user_agent)
         except PlaywrightError as exc:
             await _close_quietly(context)
             raise CheckError(f"could not prepare a browser page: {exc.message}") from exc
@@ -303,6 +310,43 @@ class BrowserHarness:
             await route.abort("blockedbyclient")
         except PlaywrightError:  # the page or context went away while the request was pending
             pass
+
+
+_UA_HINTS = ["architecture", "bitness", "fullVersionList", "model", "platformVersion", "wow64", "formFactors"]
+
+
+async def _normal_user_agent(page: Any) -> dict[str, Any]:
+    """What a person's Chrome of this very version says: headless Chromium's own user agent and
+    client hints, read on a blank page of ours, with "HeadlessChrome" said as "Chrome".
+
+    Read from the browser (never a constant), so the container's headless shell and the host's
+    Chromium each say their real version; the same for every session, at 60 and at 240 Hz.
+    """
+    got = await page.evaluate("""async (hints) => {
+        const d = navigator.userAgentData;
+        return [navigator.userAgent, d ? await d.getHighEntropyValues(hints) : null];
+    }""", _UA_HINTS)
+    ua, hints = got[0].replace("HeadlessChrome", "Chrome"), got[1]
+    params: dict[str, Any] = {"userAgent": ua, "acceptLanguage": "en-US"}
+    if hints:
+        params["userAgentMetadata"] = {
+            "brands": _brands(hints["brands"]), "fullVersionList": _brands(hints.get("fullVersionList", [])),
+            "platform": hints["platform"], "platformVersion": hints.get("platformVersion", ""),
+            "architecture": hints.get("architecture", ""), "model": hints.get("model", ""),
+            "mobile": bool(hints["mobile"]), "bitness": hints.get("bitness", ""), "wow64": bool(hints.get("wow64")),
+            **({"formFactors": hints["formFactors"]} if "formFactors" in hints else {}),
+        }
+    return params
+
+
+def _brands(brands: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Client-hint brands with a headless brand named as the Chromium it is (once)."""
+    out: list[dict[str, str]] = []
+    for b in brands:
+        named = {"brand": b["brand"].replace("HeadlessChrome", "Chromium"), "version": b["version"]}
+        if all(o["brand"] != named["brand"] for o in out):
+            out.append(named)
+    return out
 
 
 def _env_sessions() -> int | None:

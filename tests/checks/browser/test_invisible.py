@@ -1,0 +1,101 @@
+"""The harness invisible to the page (issue 28): what a page can read is what a person's browser shows.
+
+One page of our own (fixtures/invisible/tells.html) records what it can learn: the user agent in
+the page and in a worker, the Date constructor's shape, the source of our functions read through
+another realm's ``Function.prototype.toString``, ``document.timeline`` against the frame's time,
+and an iframe's clocks against the page's. Each test is one tell a page used to find.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from agentbench.checks.browser import BrowserHarness
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+FIXTURES = Path(__file__).parent / "fixtures" / "invisible"
+NATIVE = re.compile(r"^function [\w$ ]*\(\) \{ \[native code\] \}$")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def harness(chromium_path: str):
+    async with BrowserHarness(chromium_path) as h:
+        yield h
+
+
+async def _seen(harness: BrowserHarness, fps: int) -> dict[str, Any]:
+    s = await harness.open(FIXTURES, "tells.html", fps=fps)
+    try:
+        await s.advance(1.0)
+        for _ in range(100):  # the worker answers in a real task: frames until it has (a condition)
+            if await s.eval("() => seen.worker !== null"):
+                break
+            await s.advance(0.05)
+        return await s.eval("() => seen")
+    finally:
+        await s.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def seen(harness: BrowserHarness) -> dict[str, Any]:
+    return await _seen(harness, 60)
+
+
+async def test_the_user_agent_is_a_normal_chrome_in_the_page_and_its_workers(
+        harness: BrowserHarness, seen: dict[str, Any]) -> None:
+    major = harness.version.split(".")[0]
+    assert "Headless" not in seen["ua"] and "Headless" not in seen["appVersion"], seen["ua"]
+    assert f"Chrome/{major}." in seen["ua"], seen["ua"]
+    assert seen["appVersion"] == seen["ua"].removeprefix("Mozilla/"), seen["appVersion"]
+    assert seen["brands"] and not any("Headless" in b for b in seen["brands"]), seen["brands"]
+    worker = seen["worker"]
+    assert worker and "error" not in worker, worker
+    assert worker["ua"] == seen["ua"], worker
+    assert worker["brands"] == seen["brands"], worker
+
+
+async def test_the_user_agent_is_the_same_at_60_and_240_hz(harness: BrowserHarness, seen: dict[str, Any]) -> None:
+    fast = await _seen(harness, 240)
+    assert [fast["ua"], fast["brands"], fast["worker"]["ua"]] == [seen["ua"], seen["brands"], seen["worker"]["ua"]]
+
+
+async def test_date_has_the_native_constructors_shape(seen: dict[str, Any]) -> None:
+    date, native = seen["date"], seen["worker"]  # a worker's Date is the browser's own
+    assert date["length"] == native["dateLength"] == 7, date
+    assert date["props"] == native["dateProps"], date
+    assert date["name"] == "Date" and date["ctor"] and date["inst"], date
+    assert date["fns"] == ["function"] * 3 and date["called"] == "string" and date["withArgs"] == 7, date
+
+
+async def test_our_functions_read_as_native_from_another_realm(seen: dict[str, Any]) -> None:
+    """An about:blank iframe's Function.prototype.toString says [native code] for every function the
+    clock put in, with the function's own name; the page's own toString says the same."""
+    source = {name: got for name, got in seen["foreign"].items() if not (got[0] and NATIVE.match(got[1]))}
+    assert not source, source
+    names = {name: got[1] for name, got in seen["foreign"].items() if got[1] != f"function {got[2]}() {{ [native code] }}"}
+    assert not names, names
+
+
+async def test_document_timeline_runs_on_the_page_clock(seen: dict[str, Any]) -> None:
+    """In a browser document.timeline.currentTime is the frame's time, as the animation frame's timestamp."""
+    assert len(seen["frames"]) >= 5, seen["frames"]
+    off = [(t, tl) for t, tl, _now in seen["frames"] if tl is None or abs(tl - t) > 0.01]
+    assert not off, off
+
+
+async def test_an_iframe_shares_the_page_clock(seen: dict[str, Any]) -> None:
+    """An iframe made half a second in: its Date reads the page's, its own performance.now starts at 0
+    and runs with the page's, and its timers and animation frames run."""
+    child = seen["child"]
+    assert abs(child["dateDiff"]) <= 1 and abs(child["newDateDiff"]) <= 1, child
+    assert child["now"] < 1, child
+    assert child["timeouts"] == 1, child
+    inner, outer = child["timeoutAt"]
+    assert 99.9 <= inner <= 110, child  # its own time, from its own start
+    assert child["rafs"] and abs(child["rafs"][0][0] - (child["rafs"][0][1] + 1000 / 60 - (outer - inner))) < 1, child
