@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from ...errors import CheckError
 from .._model import CheckResult
 from ._converter_locale import typed_as
-from ._converter_page import SLOW_DEBOUNCE_S, ConverterPage, Shown
+from ._converter_page import SLOW_DEBOUNCE_S, ConverterPage
+from ._converter_shown import Shown
 from ._find import Absent, click, dom, page_exceptions, press, run_checks_side_by_side, settle, units_of, value
 from ._readings import convert, within_tolerance
 from ._registry import ProbeContext, task_probes
@@ -229,15 +230,27 @@ async def _live_in(s: PageSession, category: str, conv: ConverterPage, pair: tup
         if await conv.snapshot() != steps[2]:
             return NOT_LIVE, (f"{category}: the result changes only after clicking the Convert button, "
                               "not while typing"), rows
-    elif not typing_changed:  # no button: a person presses Enter in the field
+    elif not typing_changed:  # no button: a person presses Enter in the field, then tries the buttons near it
+        assert conv.field is not None
         await click(s, conv.field, "the value field")
         await press(s, "Enter")
         await settle(s, _SETTLE_S)
         if await conv.snapshot() != steps[2]:
             return NOT_LIVE, f"{category}: the result changes only after pressing Enter, not while typing", rows
+        for button in conv.maybe_convert:
+            await click(s, button, "a button near the value field")
+            await settle(s, _SETTLE_S)
+            if await conv.snapshot() != steps[2]:
+                return NOT_LIVE, (f"{category}: the result changes only after clicking a button "
+                                  f"({await _label(s, button)}), not while typing"), rows
     if not typing_changed:
         return NO_RESULT, f"{category}: nothing showed a result for {pair[0]} -> {pair[1]}", rows
     return DID_NOT_FOLLOW, f"{category}: the result did not follow typing (1 {pair[0]}, then 12 {pair[0]})", rows
+
+
+async def _label(s: PageSession, path: str) -> str:
+    texts = await dom(s, "contextOf", {"paths": [path], "levels": 1})
+    return repr(texts[path][0]["text"][:40]) if texts.get(path) else "unnamed"
 
 
 async def _check_live(s: PageSession) -> CheckResult:
@@ -305,10 +318,13 @@ async def _bad_in(s: PageSession, category: str, conv: ConverterPage, pair: tupl
     for attempt in _bad_pairs(conv, pair):  # the category is chosen: each pair needs only its units
         mark = len(s.errors)
         await conv.units(*attempt)
+        conv.answered_by = None
         number, _ = await conv.reading("5", attempt[1])  # learns whether results need a button
-        if number is None:  # no result for a valid value: this pair says nothing about bad input
+        if number is None and conv.answered_by is None:  # nothing showed for a valid value: says nothing here
             set_aside += _thrown(s, mark)
             continue
+        if number is None:  # something showed, though not a number we could read: use the page the same way
+            conv.commit, conv.convert_button = conv.answered_by
         judged += 1
         page = await dom(s, "pageText", {"exclude": conv.field})
         # Words the page shows for a valid value (help text saying "null") are not the bad input's doing.

@@ -18,8 +18,9 @@ other reading is kept as an alternative (``ambiguous_alternatives``), the way a 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-__all__ = ["COMMA_LANGUAGES", "ambiguous_alternatives", "comma_decimal_language", "english",
+__all__ = ["COMMA_LANGUAGES", "ambiguous_alternatives", "comma_decimal_language", "controls_in_english", "english",
            "plain_numbers", "shows_decimal_comma", "typed_as"]
 
 # Languages whose numbers use a decimal comma (CLDR): the page's lang decides ambiguous numbers.
@@ -98,6 +99,19 @@ def english(text: str, lang: str | None = None) -> str:
         return text
     words = _ENGLISH[key]
     return rx.sub(lambda m: words[int(str(m.lastgroup)[1:])], text)
+
+
+def controls_in_english(ctl: dict[str, Any], lang: str | None) -> dict[str, Any]:
+    """A page's controls (as ``convControls`` lists them) with their words in English, in place."""
+    for f in ctl["fields"]:
+        f["hint"] = english(f["hint"], lang)
+    for sel in ctl["selects"]:
+        sel["hint"] = english(sel["hint"], lang)
+        for o in sel["options"]:
+            o["text"], o["value"] = english(o["text"], lang), english(o["value"], lang)
+    for c in [*ctl["choices"], *ctl["texts"]]:
+        c["label"], c["value"] = english(c["label"], lang), english(c["value"], lang)
+    return ctl
 
 
 # ---- numbers -------------------------------------------------------------------------------

@@ -20,18 +20,12 @@ kept as an alternative). A radio with no label of its own is named by the word b
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
-from ._converter_locale import (
-    ambiguous_alternatives,
-    comma_decimal_language,
-    english,
-    plain_numbers,
-    shows_decimal_comma,
-)
-from ._converter_reader import page_language, radio_names, words_offered
+from ._converter_locale import comma_decimal_language, controls_in_english, english, shows_decimal_comma
+from ._converter_reader import name_radios, page_language, words_offered
+from ._converter_shown import Shown, field_number, pick_as_written
 from ._explore import act, listeners
 from ._find import (
     Absent,
@@ -40,7 +34,6 @@ from ._find import (
     click,
     dom,
     mouse_away,
-    parse_numbers,
     press,
     select_index,
     settle,
@@ -49,7 +42,7 @@ from ._find import (
     unit_of,
     unit_pair_of,
 )
-from ._readings import pick_reading, tree_distance
+from ._readings import tree_distance
 
 if TYPE_CHECKING:
     from ._page import PageSession
@@ -63,19 +56,14 @@ NOTHING_CHANGED = "nothing on the page changed when another value was typed"
 _CONVERT = re.compile(r"^\W*(convert|calculate|compute)(\s+\w+)?\W*$|^\W*(go|=)\W*$", re.IGNORECASE)
 _RESET = re.compile(r"^\W*(reset|clear|back|again|new|start over|convert again|another)(\s+\w+)?\W*$|^\W*[↺⟲↻]\W*$",
                     re.IGNORECASE)
+_NOT_CONVERT = re.compile(r"swap|switch|revers|[⇄⇆↔⇅⇵↕]|copy|history|theme|dark|light|mode|help|about|menu|"
+                          r"close|delete|remove|share|print|^\W*[×✕✖xX]\W*$", re.IGNORECASE)
 _TO_HINT = re.compile(r"(?<![A-Za-z])[Tt]o(?![a-z])|[Tt]arget|[Oo]utput|[Rr]esult|[Ii]nto")  # "To", "toUnit"
 _CATEGORY_WORDS = {
     "length": re.compile(r"\b(length|distance)s?\b", re.IGNORECASE),
     "weight": re.compile(r"\b(weight|mass)(es)?\b", re.IGNORECASE),
     "temperature": re.compile(r"\btemp(erature)?s?\b", re.IGNORECASE),
 }
-
-
-@dataclass(frozen=True)
-class Shown(Number):
-    """A number read from the page, with the other reading of an ambiguous "1,609" / "1.609" (or None)."""
-
-    other: Number | None = None
 
 
 class ConverterPage:
@@ -93,6 +81,8 @@ class ConverterPage:
         self.convert_button: str | None = None
         self.reset_button: str | None = None
         self.commit: str | None = None  # "live" | "button" | "enter" | "blur" once learnt
+        self.answered_by: tuple[str, str | None] | None = None  # (commit, button) under which the page changed
+        self.maybe_convert: list[str] = []  # buttons not named Convert that may be one (tried last)
         self.chosen: tuple[str, str] | None = None
         self.revealed: list[dict[str, Any]] = []  # unit choices found inside menus opened on hover/click
         self.lang: str | None = None  # the page's declared language, once read
@@ -104,9 +94,8 @@ class ConverterPage:
         under) a click listener and nothing else saying they can be clicked (read over CDP: slower)."""
         ctl = await dom(self.s, "convControls", {"listeners": await listeners(self.s) if listening else {}})
         ctl["choices"] += self.revealed
-        if any(c["kind"] == "radio" and not c["label"] for c in ctl["choices"]):
-            await self._name_radios(ctl)
-        return self._in_english(ctl)
+        await name_radios(self.s, ctl)
+        return controls_in_english(ctl, self.lang)
 
     async def _language(self) -> None:
         if self.lang is None:
@@ -115,33 +104,6 @@ class ConverterPage:
 
     def _english(self, text: str) -> str:
         return english(text, self.lang)
-
-    def _in_english(self, ctl: dict[str, Any]) -> dict[str, Any]:
-        """The controls' words in English (a German page's "Zoll", "Gewicht", "Umrechnen")."""
-        en = self._english
-        for f in ctl["fields"]:
-            f["hint"] = en(f["hint"])
-        for sel in ctl["selects"]:
-            sel["hint"] = en(sel["hint"])
-            for o in sel["options"]:
-                o["text"], o["value"] = en(o["text"]), en(o["value"])
-        for c in [*ctl["choices"], *ctl["texts"]]:
-            c["label"], c["value"] = en(c["label"]), en(c["value"])
-        return ctl
-
-    async def _name_radios(self, ctl: dict[str, Any]) -> None:
-        """A radio without a label is named by the word beside it ("( ) Celsius"); the word, when an
-        element of its own (an unlinked <label>), stops being a choice: clicking it does nothing."""
-        names = {r["path"]: r for r in await radio_names(self.s)}
-        used = {r["from"] for r in names.values() if r["from"]}
-        kept = []
-        for c in ctl["choices"]:
-            if c["kind"] == "radio" and not c["label"] and c["path"] in names:
-                c["label"] = names[c["path"]]["name"]
-            elif c["path"] in used:
-                continue
-            kept.append(c)
-        ctl["choices"] = kept
 
     async def _reveal_menus(self, ctl: dict[str, Any], category: str) -> bool:
         """Open menus of units hidden until hovered (or clicked) and add their items as choices."""
@@ -285,12 +247,21 @@ class ConverterPage:
             raise await self._absent_or_unfound(
                 category, f"found no control to choose {category} units (looked for selects, buttons, tabs, "
                 "radios, fixed pairs and a field per unit)")
-        self._buttons(ctl)
+        taken = {p for g in [*groups, *pairs, *([chooser] if chooser else [])] if g["kind"] == "click"
+                 for p in g["members"].values()}
+        self._buttons(ctl, taken)
 
-    def _buttons(self, ctl: dict[str, Any]) -> None:
+    def _buttons(self, ctl: dict[str, Any], taken: set[str]) -> None:
+        """The Convert button (named so), and else the buttons nearest the field that could be one
+        (not a unit or category, not Reset/Swap/Copy...): tried for what they do."""
         kinds = {"button", "input", "a", "button-role"}
         convert = [c for c in ctl["choices"] if _CONVERT.search(c["label"]) and c["kind"] in kinds]
         self.convert_button = convert[0]["path"] if convert else self.convert_button
+        assert self.field is not None
+        field = self.field
+        maybe = [c["path"] for c in ctl["choices"] if c["kind"] in kinds - {"a"} and c["path"] not in taken
+                 and not _RESET.search(c["label"]) and not _NOT_CONVERT.search(c["label"])]
+        self.maybe_convert = sorted(maybe, key=lambda p: tree_distance(p, field))[:2]
 
     def types_text(self) -> bool:
         """The value field takes any text (a number field takes only what the browser reads as one)."""
@@ -385,13 +356,22 @@ class ConverterPage:
         return await dom(self.s, "snapshot", {"exclude": self.field})
 
     async def reading(self, typed: str, to: str) -> tuple[Number | None, str]:
-        """Type a value and read the result for unit `to`: (number, text it was read from)."""
+        """Type a value and read the result for unit `to`: (number, text it was read from).
+
+        Until it is known how the page commits a value, each way is tried: live, its Convert
+        button, Enter, the field losing focus, then a button nearest the field that is not named
+        Convert ("Submit", "→"), kept when it shows the result. ``answered_by`` keeps the first way
+        under which the page changed at all, even where no number could be read.
+        """
         other = "7" if typed != "7" else "8"
         found: tuple[Number | None, str] = (None, NOTHING_CHANGED)
-        for commit in [self.commit] if self.commit else ["live", "button", "enter", "blur"]:
-            if commit == "button" and not self.convert_button:
+        ways = [(self.commit, self.convert_button)] if self.commit else [
+            ("live", None), ("button", self.convert_button), ("enter", None), ("blur", None),
+            *(("button", b) for b in ([] if self.convert_button else self.maybe_convert))]
+        for commit, button in ways:
+            if commit == "button" and not button:
                 continue
-            self.commit = commit
+            self.commit, self.convert_button = commit, button or self.convert_button
             await self.typed(other)
             before = await self.snapshot()
             await self.typed(typed)
@@ -401,10 +381,13 @@ class ConverterPage:
                 after = await self.snapshot()
             if after == before:
                 continue
+            self.answered_by = self.answered_by or (commit, self.convert_button)
             found = await self.read(before, after, to, typed)
             if found[0] is not None:  # typing may change only an echo while Convert shows the result
                 return found
         self.commit = None
+        if self.convert_button in self.maybe_convert:
+            self.convert_button = None  # an unnamed button that showed no result is no Convert button
         return found
 
     async def read(self, before: dict[str, str], after: dict[str, str], to: str, typed: str
@@ -417,31 +400,10 @@ class ConverterPage:
             if shown == before.get(self.unit_fields[to]):
                 return None, shown
             self.comma = self.comma or shows_decimal_comma(shown)
-            nums = parse_numbers(plain_numbers(shown, self.comma))
-            alt = parse_numbers(ambiguous_alternatives(shown, self.comma) or "")
-            return (Shown(**vars(nums[-1]), other=alt[-1] if alt else None) if nums else None), shown
+            return field_number(shown, self.comma), shown
         changed = {p: t for p, t in after.items() if before.get(p) != t}
         if not changed:
             return None, NOTHING_CHANGED
         self.comma = self.comma or any(shows_decimal_comma(t) for t in changed.values())
-        raw = await dom(self.s, "contextOf", {"paths": list(changed)[:40]})
-        typed_plain = plain_numbers(typed, self.comma)
-
-        def as_read(numbers) -> tuple[dict[str, str], dict[str, list[dict[str, Any]]]]:
-            texts = {p: numbers(self._english(t)) for p, t in changed.items()}
-            contexts = {p: [{**c, "text": numbers(self._english(c["text"]))} for c in chain]
-                        for p, chain in raw.items()}
-            return texts, contexts
-
-        texts, contexts = as_read(lambda t: plain_numbers(t, self.comma))
-        number, text = pick_reading(texts, contexts, to, self.category, typed_plain)
-        if number is None:
-            return None, text
-        page_text = next((changed[p] for p, t in texts.items() if t == text), text)
-        other = None
-        if any(ambiguous_alternatives(t, self.comma) for t in changed.values()):
-            texts, contexts = as_read(lambda t: ambiguous_alternatives(t, self.comma) or plain_numbers(t, self.comma))
-            other, _ = pick_reading(texts, contexts, to, self.category, typed_plain)
-        if other is not None and other.value == number.value:
-            other = None
-        return Shown(**vars(number), other=other), page_text
+        contexts = await dom(self.s, "contextOf", {"paths": list(changed)[:40]})
+        return pick_as_written(changed, contexts, to, self.category, typed, lang=self.lang, comma=self.comma)

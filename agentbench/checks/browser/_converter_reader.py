@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._page import PageSession
 
-__all__ = ["page_language", "radio_names", "words_offered"]
+__all__ = ["name_radios", "page_language", "radio_names", "words_offered"]
 
 _LIBRARY = "converter"
 _SOURCE = r"""(() => {
@@ -107,3 +107,21 @@ async def radio_names(session: PageSession) -> list[dict[str, Any]]:
     """Radios without a label of their own: ``{path, name, from}`` (``from``: the element whose text
     names it, None for a bare text node)."""
     return list(await _read(session, "radioNames") or [])
+
+
+async def name_radios(session: PageSession, ctl: dict[str, Any]) -> None:
+    """Controls (as ``convControls`` lists them) whose radios have no label: each is named by the
+    word beside it ("( ) Celsius"), and that word, when an element of its own (an unlinked
+    <label>), stops being a choice (clicking it does nothing)."""
+    if not any(c["kind"] == "radio" and not c["label"] for c in ctl["choices"]):
+        return
+    names = {r["path"]: r for r in await radio_names(session)}
+    used = {r["from"] for r in names.values() if r["from"]}
+    kept = []
+    for c in ctl["choices"]:
+        if c["kind"] == "radio" and not c["label"] and c["path"] in names:
+            c["label"] = names[c["path"]]["name"]
+        elif c["path"] in used:
+            continue
+        kept.append(c)
+    ctl["choices"] = kept

@@ -41,6 +41,8 @@ BROKEN = {
                                                          "length": "pass", "temperature": "pass"},
     "converter/bad_length_throws_rest_live.html": {"length": "fail", "weight": "pass", "temperature": "pass",
                                                    "live-update": "pass", "bad-input": "pass"},
+    "converter/bad_submit_button_nan.html": {"length": "pass", "weight": "pass", "temperature": "pass",
+                                             "live-update": "fail", "bad-input": "fail"},
 }
 
 
@@ -155,3 +157,12 @@ async def test_pairs_that_show_nothing_are_set_aside_with_their_exceptions(runs:
         assert "length set aside" in results[check_id].detail
         assert any(e.label == "page exceptions" for e in results[check_id].evidence)
     assert "TypeError" in results["length"].detail
+
+
+async def test_a_button_not_named_convert_is_found_by_what_it_does(runs: ProbeRuns) -> None:
+    # Issue 27: NaN shown only after the page's own button was missed when the probe never pressed it.
+    spec = "converter/bad_submit_button_nan.html"
+    results, _ = await runs.run(spec, BROKEN[spec])
+    assert results["length"].data["commit"] == "button"
+    assert "Submit" in results["live-update"].detail
+    assert "NaN" in results["bad-input"].detail
