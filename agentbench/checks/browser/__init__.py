@@ -97,6 +97,13 @@ async def _load_check(ctx: ProbeContext) -> CheckResult:
         if run is not None and not run.broken:
             ctx.offer_load_run(run)
             handed = True
+        if result.data.get("blank") and not session.errors and ctx.load_run is not None \
+                and ctx.load_run.woken_by is not None:
+            how = await ctx.load_run.woken_by(ctx)  # the probes' discovery (they have the run now)
+            if how:
+                result = CheckResult(id="load", status="pass", evidence=result.evidence,
+                                     data={**result.data, "woken_by": how}, duration_s=time.monotonic() - started,
+                                     detail=f"the page is blank until a person acts; after {how} it comes to life")
         return result
     except PageBroken as exc:
         return CheckResult(id="load", status="fail", detail=str(exc), data={"broken": True},
@@ -130,7 +137,7 @@ async def _judge_load(ctx: ProbeContext, session: PageSession, started: float) -
     data = {"non_background_share": off / max(1, snap.width * snap.height), "blocked": session.blocked}
     if off < max(3, snap.width * snap.height // 2000):
         return CheckResult(id="load", status="fail", detail="the page is blank after loading",
-                           evidence=evidence, data=data, duration_s=took)
+                           evidence=evidence, data={**data, "blank": True}, duration_s=took)
     if session.errors:
         return CheckResult(id="load", status="fail", evidence=evidence, data=data, duration_s=took,
                            detail=f"uncaught error while loading: {session.errors[0]}")

@@ -12,11 +12,13 @@ shows), less once every ball is at rest.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from itertools import pairwise
 
 from .._model import CheckResult, Evidence
-from ._bodies import Track, at_rest, balls, bounces, follow, out_of_bounds
+from ._bodies import Contacts, Track, at_rest, balls, follow, out_of_bounds, rebounds
+from ._perception import HEIGHT_SHARE, higher
 from ._imaging import encode_png, filmstrip
 from ._play import Run, Step, close_all, moving
 from ._refresh import refresh_input
@@ -30,6 +32,7 @@ CHUNK = 2.0        # the watch reads the bodies this often (virtual s)
 REST_S = 5.0       # every body still (within a px) for this long: the animation has settled
 EVERY = 3          # bodies are logged every 3rd frame (20 per virtual s at 60 Hz)
 CAP = 0.5          # pixel captures (motion, evidence)
+WOKEN_WAIT_S = 240.0  # the longest the load check waits for the spawn discovery (the probes' own limit)
 refresh_input("ball", [])
 
 _ARENA = [(0.3, 0.25), (0.5, 0.2), (0.7, 0.3)]
@@ -133,18 +136,32 @@ def _evidence(ctx: ProbeContext, run: Run) -> Evidence | None:
 
 
 def _energy(tracks: list[Track], size: tuple[int, int]) -> CheckResult:
+    """Rebounds lose height. A ball that bounces higher after another hit it got that height from
+    the other ball (it lost as much): only growth with no other ball touching counts."""
     floor_band = size[1] * 0.5
-    series = [b for b in (bounces(tr.pts, floor_band) for tr in tracks) if len(b) >= 2]
+    series = [(k, s) for k, tr in enumerate(tracks) if len(s := rebounds(tr.pts, floor_band)) >= 2]
     if not series:
         return CheckResult(id="energy-loss", status="skip",
                            detail="no ball was seen bouncing on the floor twice: bounce heights unknown")
-    data = {"rebounds_px": [[round(h) for h in s[:12]] for s in series[:20]]}
-    for k, s in enumerate(series):
-        grows = sum(1 for a, b in pairwise(s) if b > a * 1.05 + 1.5)
-        if grows >= 2 and s[-1] > s[0] * 1.05:
+    data: dict[str, object] = {"rebounds_px": [[round(h) for _, _, h in s[:12]] for _, s in series[:20]]}
+    contacts: Contacts | None = None
+    hit = 0
+    for n, (k, s) in enumerate(series):
+        heights = [h for _, _, h in s]
+        rises = [i for i in range(1, len(s)) if higher(heights[i - 1], heights[i])]
+        if len(rises) < 2 or not heights[-1] > heights[0] * (1 + HEIGHT_SHARE):
+            continue
+        contacts = contacts or Contacts(tracks)
+        alone = [i for i in rises if not contacts.touched(k, s[i - 1][0], s[i][1])]
+        hit += len(rises) - len(alone)
+        if len(alone) >= 2:
+            data["rises_after_a_hit"] = hit
             return CheckResult(id="energy-loss", status="fail", data=data,
-                               detail=f"ball {k + 1}'s bounces grow: " + " -> ".join(f"{h:.0f}" for h in s[:6]) + " px")
-    first, last = sum(s[0] for s in series), sum(s[-1] for s in series)
+                               detail=f"ball {n + 1} bounces higher and higher on its own: "
+                               + " -> ".join(f"{h:.0f}" for h in heights[:6]) + " px")
+    if hit:
+        data["rises_after_a_hit"] = hit
+    first, last = sum(s[0][2] for _, s in series), sum(s[-1][2] for _, s in series)
     if last > 0.9 * first:
         return CheckResult(id="energy-loss", status="fail", data=data,
                            detail=f"bounces do not lose height (first rebounds {first:.0f} px in all, "
@@ -170,7 +187,19 @@ def _count(tracks: list[Track], colours: list[str]) -> CheckResult:
                        detail=f"only {most} ball moves at a time ({look}): the prompt asks for several")
 
 
-@task_probes("ball", load_run=LoadRun(every=CAP, track_bodies=EVERY))
+async def _woken_by(ctx: ProbeContext) -> str | None:
+    """For a page blank at load: the input after which balls move (the spawn discovery), if any.
+
+    Bounded: a discovery called off with the probes (their time limit) must not hold the load check.
+    """
+    try:
+        spawn = await asyncio.wait_for(asyncio.shield(shared_spawn(ctx)), WOKEN_WAIT_S)
+    except TimeoutError:
+        return None
+    return spawn.name if spawn is not None else None
+
+
+@task_probes("ball", load_run=LoadRun(every=CAP, track_bodies=EVERY, woken_by=_woken_by))
 async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
     """motion, bounds, energy-loss and ball-count for a bouncing-balls artefact."""
     started = time.monotonic()

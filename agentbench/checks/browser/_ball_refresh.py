@@ -1,5 +1,10 @@
 """refresh-rate for bouncing balls: played with the input that makes the balls come (``find_spawn``).
 
+Balls that collide make two correct runs at different step sizes drift apart (chaos): after a
+few collisions no 60 Hz frame looks like the 240 Hz one, though nothing runs faster. So the
+pixel runs also log the balls (``Observe``), and a person's comparison decides where the
+pixels cannot or disagree: how fast the balls fly before their first contact, at each rate.
+
 When pixels cannot decide (balls spawned per frame while the button is held come in different
 numbers at each rate, random colours per frame), the check compares what a person sees: how fast
 the balls move. Both rates play the same input with the bodies logged; the balls' mean speed in
@@ -14,19 +19,35 @@ import statistics
 
 from .._model import CheckResult, Evidence
 from ._ball import EVERY, Spawn, shared_spawn
-from ._bodies import balls, follow, speeds
+from ._bodies import balls, flight_speeds, follow, speeds
+from ._page import PageSession
+from ._perception import OTHER_SPEED, SAME_SPEED, speed_verdict
 from ._play import Run
-from ._refresh import REFRESH_ADAPT, REFRESH_SCRIPT, InputStep, Rerun
+from ._refresh import OBSERVE_KEY, REFRESH_ADAPT, REFRESH_SCRIPT, T240, InputStep, Observe, Rerun
 from ._registry import ProbeContext
 
 __all__ = ["ball_script", "speed_ratio"]
 
-PASS_RATIO = (0.75, 1.35)
-FAIL_RATIO = 1.8
+PASS_RATIO = SAME_SPEED
+FAIL_RATIO = OTHER_SPEED
 SPAN = 2.0  # virtual s of motion compared, from the end of the input
+BODIES_KEY = "ball-refresh-bodies"  # ctx.shared: fps -> the bodies logged in that pixel run
+
+
+def _observer(ctx: ProbeContext) -> Observe:
+    logs: dict[int, list] = ctx.shared.setdefault(BODIES_KEY, {})  # type: ignore[assignment]
+
+    async def start(session: PageSession) -> None:
+        await session.track_bodies(EVERY)  # as many frames apart at both rates
+
+    async def finish(session: PageSession, fps: int) -> None:
+        logs[fps] = (await session.bodies())[0]
+
+    return Observe(start, finish)
 
 
 async def ball_script(ctx: ProbeContext) -> tuple[list[InputStep], str] | None:
+    ctx.shared[OBSERVE_KEY] = _observer(ctx)
     spawn = await shared_spawn(ctx)
     if spawn is None or spawn.name is None:
         return None
@@ -54,13 +75,66 @@ async def speed_ratio(ctx: ProbeContext, spawn: Spawn) -> tuple[float | None, fl
     return v60, v240
 
 
+def flight_ratio(ctx: ProbeContext, t_from: float) -> tuple[float, float] | None:
+    """The balls' median speed before their first contact (px per virtual s) at 60 and 240 Hz.
+
+    From the bodies the pixel runs logged, from ``t_from`` (virtual s) to the end of the 240 Hz run.
+    """
+    logs = ctx.shared.get(BODIES_KEY)
+    if not isinstance(logs, dict) or 60 not in logs or 240 not in logs:
+        return None
+    got = []
+    for fps in (60, 240):
+        log = logs[fps]
+        size = next((s for _, _, s in reversed(log) if s), None) or (800, 600)
+        v = flight_speeds(balls(follow([(t, b) for t, b, _ in log], size)), t_from * 1000 - 1, T240 * 1000)
+        if not v:
+            return None
+        got.append(statistics.median(v))
+    return got[0], got[1]
+
+
+def _by_flight(ctx: ProbeContext, result: CheckResult) -> CheckResult:
+    """A pixel verdict checked against how fast the balls fly before their first contact.
+
+    The pixels can fail a page whose colliding balls drift apart (chaos) and can fail to match
+    at all; the balls' free flight tells then. A pixel pass stays (the frames matched in time).
+    """
+    if result.status not in ("fail", "error"):
+        return result
+    speeds_ = flight_ratio(ctx, 0.0)
+    if speeds_ is None:
+        return result
+    v60, v240 = speeds_
+    ratio = v240 / v60
+    data = {**result.data, "flight_60hz": round(v60), "flight_240hz": round(v240), "flight_ratio": round(ratio, 2)}
+    seen = f"before their first contact the balls fly at {v60:.0f} px/s at 60 Hz and {v240:.0f} px/s at 240 Hz"
+    evidence = [Evidence(kind="value", label="balls' median speed before their first contact at 60 / 240 Hz (px/s)",
+                         value=[round(v60), round(v240)]), *result.evidence]
+    verdict = speed_verdict(ratio)
+    if verdict == "same":
+        return CheckResult(id=result.id, status="pass", evidence=evidence, data=data,
+                           detail=f"{seen}: the same speed on both displays (the pictures drift apart later, "
+                           f"as colliding balls do at any two step sizes)")
+    if verdict == "different" and result.status == "error":
+        how = f"{ratio:.1f}x faster" if ratio > 1 else f"{1 / ratio:.1f}x slower"
+        return CheckResult(id=result.id, status="fail", evidence=evidence, data=data,
+                           detail=f"{seen}: at 240 Hz they fly {how}, motion is tied to the frame rate")
+    result.data = data
+    return result
+
+
 async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: CheckResult, rerun: Rerun) -> CheckResult:
     """When pixels could not decide, or the balls come from input, compare how fast the balls move.
 
     Balls spawned while a button is held come in different numbers (and random looks) at each
     rate, so the pixel match is not to be trusted there: their speed decides when it is clear.
+    Balls there from the start are judged by their free flight where the pixels fail or cannot
+    tell (``_by_flight``).
     """
     spawn = await shared_spawn(ctx)
+    if spawn is not None and spawn.name is None:
+        result = _by_flight(ctx, result)
     if spawn is None or (result.status in ("pass", "fail", "skip") and spawn.name is None):
         return result
     v60, v240 = await speed_ratio(ctx, spawn)

@@ -13,9 +13,10 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
-from ._perception import SEEN_S, lasts, overlap_seen, spells
+from ._perception import SEEN_PX, SEEN_S, STILL_PX, lasts, overlap_seen, spells
 
-__all__ = ["Body", "Track", "at_rest", "balls", "bounces", "follow", "out_of_bounds", "riders", "speeds"]
+__all__ = ["Body", "Contacts", "Track", "at_rest", "balls", "bounces", "follow", "out_of_bounds", "flight_speeds", "rebounds",
+           "riders", "speeds"]
 
 Body = tuple[float, float, float, int]  # x, y, r (arena px), colour id
 
@@ -275,17 +276,85 @@ def out_of_bounds(tracks: list[Track], size: tuple[int, int], end_ms: float | No
     return [msg for _, msg in sorted(found.values())]
 
 
+def rebounds(pts: list[tuple[float, float, float]], floor_band: float) -> list[tuple[float, float, float]]:
+    """(t of the bounce, t of the apex after it, rebound height px) for each floor bounce.
+
+    A bounce is a bottom turnaround below ``floor_band`` (y down); its rebound height is how far
+    above that point the ball turns back down next.
+    """
+    out, low = [], None
+    for i in range(1, len(pts) - 1):
+        y0, y, y1 = pts[i - 1][2], pts[i][2], pts[i + 1][2]
+        if y >= y0 and y > y1 and y >= floor_band:  # bottom turnaround
+            low = (pts[i][0], y)
+        elif low is not None and y <= y0 and y < y1:  # top turnaround
+            out.append((low[0], pts[i][0], low[1] - y))
+            low = None
+    return [r for r in out if r[2] > 2.0]
+
+
 def bounces(pts: list[tuple[float, float, float]], floor_band: float) -> list[float]:
     """Rebound heights (px) after each floor bounce: apex height above the bounce point."""
-    ys = [y for _, _, y in pts]
-    heights, low = [], None
-    for i in range(1, len(ys) - 1):
-        if ys[i] >= ys[i - 1] and ys[i] > ys[i + 1] and ys[i] >= floor_band:  # bottom turnaround
-            low = ys[i]
-        elif low is not None and ys[i] <= ys[i - 1] and ys[i] < ys[i + 1]:  # top turnaround
-            heights.append(low - ys[i])
-            low = None
-    return [h for h in heights if h > 2.0]
+    return [h for _, _, h in rebounds(pts, floor_band)]
+
+
+class Contacts:
+    """Which balls hit another one when: balls that collide trade height, which is no gain.
+
+    A hit is two balls drawn touching (within ``SEEN_PX`` of the sum of their radii) on a page
+    whose balls are solid: where balls are seen passing through each other (one sunk more than
+    the smaller's radius into another for ``SEEN_S``), touching exchanges nothing.
+    """
+
+    def __init__(self, tracks: list[Track]) -> None:
+        self.tracks = tracks
+        self.at: list[dict[float, tuple[float, float, float]]] = []
+        self.drawn: dict[float, list[int]] = {}
+        for k, tr in enumerate(tracks):
+            rs = tr.rs if len(tr.rs) == len(tr.pts) else [tr.r] * len(tr.pts)
+            self.at.append({t: (x, y, r) for (t, x, y), r in zip(tr.pts, rs, strict=True)})
+            for t, _, _ in tr.pts:
+                self.drawn.setdefault(t, []).append(k)
+        self._solid: bool | None = None
+
+    @property
+    def solid(self) -> bool:
+        """Whether no two balls are ever seen passing through each other."""
+        if self._solid is None:
+            self._solid = True
+            widest = max((r for a in self.at for _, _, r in a.values()), default=0.0)
+            before: dict[tuple[int, int], float] = {}  # deep pairs -> since when
+            for t in sorted(self.drawn):
+                row = sorted((self.at[k][t][0], k) for k in self.drawn[t])
+                now: dict[tuple[int, int], float] = {}
+                for n, (xa, a) in enumerate(row):
+                    _, ya, ra = self.at[a][t]
+                    for xb, b in row[n + 1:]:
+                        if xb - xa > widest:
+                            break
+                        _, yb, rb = self.at[b][t]
+                        if ra + rb - ((xa - xb) ** 2 + (ya - yb) ** 2) ** 0.5 > min(ra, rb):
+                            key = (min(a, b), max(a, b))
+                            now[key] = before.get(key, t)
+                            if lasts(t - now[key]):
+                                self._solid = False
+                                return False
+                before = now
+        return self._solid
+
+    def touched(self, k: int, t_from: float, t_to: float) -> bool:
+        """Whether ball ``k`` hit another between ``t_from`` and ``t_to`` (ms)."""
+        if not self.solid:
+            return False
+        for t, (x, y, r) in self.at[k].items():
+            if t_from <= t <= t_to:
+                for other in self.drawn.get(t, ()):
+                    if other == k:
+                        continue
+                    xo, yo, ro = self.at[other][t]
+                    if (xo - x) ** 2 + (yo - y) ** 2 <= (r + ro + SEEN_PX) ** 2:
+                        return True
+        return False
 
 
 def at_rest(log: list[tuple[float, list[Body]]], since_ms: float, tol: float = 1.0) -> bool:
@@ -321,4 +390,32 @@ def speeds(tracks: list[Track], t_from: float, t_to: float) -> list[float]:
         vs = [v for v in vs if v > 5]
         if len(vs) >= 3:
             out.append(vs[-1])
+    return out
+
+
+def flight_speeds(tracks: list[Track], t_from: float, t_to: float) -> list[float]:
+    """Each ball's speed (px per virtual s) from when it is first seen after ``t_from`` to its first contact.
+
+    What a person compares between two displays: how fast the balls fly before anything hits
+    them, which does not depend on where collisions later send them. A contact is where a ball
+    turns back sideways (a wall, another ball) or turns up from falling (the floor, a ball
+    below); the top of a throw is none. Path length over time, from three samples or more.
+    """
+    out = []
+    for tr in tracks:
+        pts = [p for p in tr.pts if t_from <= p[0] <= t_to]
+        end = len(pts)
+        for k in range(2, len(pts)):
+            dx0, dx1 = pts[k - 1][1] - pts[k - 2][1], pts[k][1] - pts[k - 1][1]
+            dy0, dy1 = pts[k - 1][2] - pts[k - 2][2], pts[k][2] - pts[k - 1][2]
+            if (dx0 * dx1 < 0 and min(abs(dx0), abs(dx1)) > STILL_PX) or (dy0 > STILL_PX and dy1 < -STILL_PX):
+                end = k
+                break
+        seg = pts[:end]
+        if len(seg) < 3 or seg[-1][0] <= seg[0][0]:
+            continue
+        path = sum(((b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2) ** 0.5 for a, b in zip(seg, seg[1:], strict=False))
+        v = path / ((seg[-1][0] - seg[0][0]) / 1000)
+        if v > 5:
+            out.append(v)
     return out

@@ -23,8 +23,8 @@ from ._imaging import Image, encode_png, filmstrip, thermo, thermo_distance
 from ._page import PageBroken, PageSession
 from ._registry import ProbeContext
 
-__all__ = ["INPUT_SCRIPTS", "REFRESH_ADAPT", "REFRESH_SCRIPT", "Adapt", "InputStep", "play", "refresh_input",
-           "refresh_rate_check"]
+__all__ = ["INPUT_SCRIPTS", "OBSERVE_KEY", "REFRESH_ADAPT", "REFRESH_SCRIPT", "Adapt", "InputStep", "Observe", "play",
+           "refresh_input", "refresh_rate_check"]
 
 CHECK_ID = "refresh-rate"
 T240 = 2.0          # virtual seconds simulated at 240 Hz
@@ -54,6 +54,20 @@ Rerun = Callable[[list[InputStep]], Awaitable[CheckResult]]
 # starts) can replay the check with another script or decide it another way.
 Adapt = Callable[[ProbeContext, list[InputStep], CheckResult, Rerun], Awaitable[CheckResult]]
 REFRESH_ADAPT: dict[str, Adapt] = {}
+OBSERVE_KEY = "refresh-observe"  # ctx.shared: an Observe the pixel runs call (set by a task's script hook)
+
+
+@dataclass(frozen=True)
+class Observe:
+    """What a task watches in both runs beside the pixels (ball: the bodies drawn), read by its adapt.
+
+    ``start(session)`` once the page is shown, before the script plays; ``finish(session, fps)``
+    after it, before the session closes. A task's ``REFRESH_SCRIPT`` hook puts one in
+    ``ctx.shared[OBSERVE_KEY]``: the runs are not replayed to watch them twice.
+    """
+
+    start: Callable[[PageSession], Awaitable[None]]
+    finish: Callable[[PageSession, int], Awaitable[None]]
 
 
 def refresh_input(task_id: str, steps: list[InputStep], adapt: Adapt | None = None) -> None:
@@ -298,12 +312,20 @@ async def _run(ctx: ProbeContext, fps: int, steps: list[InputStep], duration: fl
         tuple[list[Frame], str | None]:
     session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=fps, capture_width=CAPTURE_WIDTH)
     try:
+        observe = ctx.shared.get(OBSERVE_KEY)
         if not session.broken:
             try:
                 await session.reveal()
+                if isinstance(observe, Observe):
+                    await observe.start(session)
             except PageBroken:
                 pass
         frames = await play(session, steps, duration, every)
+        if isinstance(observe, Observe) and not session.broken:
+            try:
+                await observe.finish(session, fps)
+            except PageBroken:
+                pass
         return frames, session.broken
     finally:
         await session.close()

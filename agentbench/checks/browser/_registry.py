@@ -28,11 +28,14 @@ class LoadRun:
     """How a task's probes play their run from load with no input, for the load check to play it so.
 
     ``every``: their capture grid (virtual s); ``track_bodies``: the balls drawn are logged every
-    that many frames from the start (0: not).
+    that many frames from the start (0: not); ``woken_by``: for a page still blank after 1 s,
+    what input of a person's the probes found brings it to life (a canvas waiting for a click is
+    not a page that failed to load), or None.
     """
 
     every: float
     track_bodies: int = 0
+    woken_by: Callable[[ProbeContext], Awaitable[str | None]] | None = None
 
 
 @dataclass

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import pytest_asyncio
-from _game_runs import GameRuns, explain
+from _game_runs import FIXTURES, GameRuns, explain
 
-from agentbench.checks.browser import BrowserHarness
+from agentbench.checks.browser import BrowserHarness, run_browser_checks_async
+from agentbench.checks.browser._ball import _energy
+from agentbench.checks.browser._bodies import Contacts, Track, flight_speeds, out_of_bounds
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -29,13 +33,22 @@ EXPECT = {
     "hold_spawn_framelocked.html": ("pass", "pass", "pass", "pass"),  # press and hold spawns; per-frame motion
     "slow_sink.html": ("pass", "fail", "pass", "pass"),         # settled balls creep through the floor (seen > 20 s)
     "single_ball.html": ("pass", "pass", "pass", "fail"),       # one ball only
+    # What a person sees (issue 27): flaws too brief to see pass, real escapes fail.
+    "edge_flicker.html": ("pass", "pass", "pass", "pass"),      # drawn ~5-15 px past an edge for one frame
+    "wraparound.html": ("pass", "fail", "pass", "pass"),        # no side walls: out right, back in left
+    "crowd_dt.html": ("pass", "pass", "pass", "pass"),          # 14 colliding balls, delta time
+    "crowd_framelocked.html": ("pass", "pass", "pass", "pass"),  # the same, one fixed step per frame
+    "click_blank.html": ("pass", "pass", "pass", "pass"),       # a blank white page until clicked
 }
 REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.html": "fail", "static.html": "skip",
            "decorated_layers.html": "pass", "dom_balls.html": "pass", "svg_framelocked_escape.html": "fail",
-           "shaded_highlight.html": "pass", "click_to_drop.html": "pass", "hold_spawn_framelocked.html": "fail"}
+           "shaded_highlight.html": "pass", "click_to_drop.html": "pass", "hold_spawn_framelocked.html": "fail",
+           # Colliding balls drift apart at two step sizes (chaos): judged by their free flight.
+           "crowd_dt.html": "pass", "crowd_framelocked.html": "fail", "edge_flicker.html": "pass"}
 BALLS = {"decorated_layers.html": 3, "dom_balls.html": 4, "timer_fixed.html": 5, "shaded_highlight.html": 5,
          "sprite_balls.html": 5}
-SPAWNED = {"click_to_drop.html": "clicks on the arena", "hold_spawn_framelocked.html": "clicks on the arena"}
+SPAWNED = {"click_to_drop.html": "clicks on the arena", "hold_spawn_framelocked.html": "clicks on the arena",
+           "click_blank.html": "clicks on the arena"}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -93,3 +106,100 @@ async def test_slow_sinking_is_seen_after_twenty_seconds(runs: GameRuns) -> None
 async def test_watch_ends_once_the_balls_rest(runs: GameRuns) -> None:
     bounds = (await runs.probes("dt_class.html"))["bounds"]
     assert bounds.data["watched_s"] < 40, explain(bounds)
+
+
+async def test_escape_detail_says_what_a_person_sees(runs: GameRuns) -> None:
+    bounds = (await runs.probes("wraparound.html"))["bounds"]
+    assert "past the right wall" in bounds.detail and "not drawn again" in bounds.detail, explain(bounds)
+    assert "past the left wall" in bounds.detail, explain(bounds)
+
+
+async def test_chaos_is_judged_by_free_flight(runs: GameRuns) -> None:
+    """Colliding balls: the pixels cannot match, the balls' speed before their first contact can."""
+    good, bad = await runs.refresh("crowd_dt.html"), await runs.refresh("crowd_framelocked.html")
+    assert 0.75 <= good.data["flight_ratio"] <= 1.35 and "first contact" in good.detail, explain(good)
+    assert bad.data["flight_ratio"] > 3, explain(bad)
+
+
+@pytest.mark.parametrize(("name", "status"), [("click_blank.html", "pass"), ("blank_dead.html", "fail")])
+async def test_load_of_a_page_blank_until_clicked(runs: GameRuns, name: str, status: str, tmp_path) -> None:
+    """A canvas that waits for a click is not a load failure; one that nothing brings to life is."""
+    results = await run_browser_checks_async("ball", FIXTURES / "ball", tmp_path / "ev", entry=name,
+                                             harness=runs.harness)
+    load = next(r for r in results if r.id == "load")
+    assert load.status == status, explain(load)
+    if status == "pass":
+        assert load.data["woken_by"] == "clicks on the arena", explain(load)
+    else:
+        assert "blank" in load.detail, explain(load)
+
+
+# Pure judgements on made-up tracks (no browser): the thresholds of perception at work.
+H = 400.0
+
+
+def _hops(heights: list[float], x: float = 100.0, r: float = 10.0, t0: float = 0.0, dt: float = 50.0) -> Track:
+    """A ball bouncing on the floor (y = H - r) with these rebound heights, sampled every ``dt`` ms."""
+    g = 900.0 / 1e6  # px per ms^2
+    tr = Track(r=r)
+    t = t0
+    for h in heights:
+        v = math.sqrt(2 * g * h)
+        flight = 2 * v / g
+        k = 0
+        while k * dt < flight:
+            s = k * dt
+            tr.pts.append((t + s, x, H - r - (v * s - g * s * s / 2)))
+            k += 1
+        t += flight
+    tr.rs = [r] * len(tr.pts)
+    return tr
+
+
+def _still(x: float, y: float, r: float, times: list[float]) -> Track:
+    return Track(pts=[(t, x, y) for t in times], rs=[r] * len(times), r=r)
+
+
+async def test_rebounds_that_grow_alone_fail_but_after_a_hit_pass() -> None:
+    grow = _hops([30, 60, 100, 150])
+    alone = _energy([grow], (400, int(H)))
+    assert alone.status == "fail" and "on its own" in alone.detail, alone.detail
+    # A second ball sits against it at every bounce: the height came from the other ball.
+    beside = _still(100 + 10 + 12, H - 12, 12.0, [t for t, _, y in grow.pts if y > H - 40])
+    hit = _energy([grow, beside], (400, int(H)))
+    assert hit.status != "fail" or "on its own" not in hit.detail, hit.detail
+    assert hit.data.get("rises_after_a_hit", 0) >= 2
+
+
+async def test_balls_that_pass_through_each_other_do_not_collide() -> None:
+    times = [50.0 * k for k in range(10)]
+    a = Track(pts=[(t, 100 + 5 * k, 300) for k, t in enumerate(times)], rs=[10] * 10, r=10)
+    b = Track(pts=[(t, 145 - 5 * k, 300) for k, t in enumerate(times)], rs=[10] * 10, r=10)
+    assert not Contacts([a, b]).solid  # centres cross: seen passing through for more than 50 ms
+    c = Track(pts=[(t, 121, 300) for t in times], rs=[10] * 10, r=10)
+    assert Contacts([_still(100, 300, 10, times), c]).solid and Contacts([_still(100, 300, 10, times), c]).touched(0, 0, 500)
+
+
+async def test_a_frame_past_the_edge_is_not_seen_but_a_lasting_one_is() -> None:
+    times = [50.0 * k for k in range(20)]
+    ys = [200.0] * 20
+    ys[7] = H - 10 + 15  # 15 px past the floor in one sample only
+    flick = Track(pts=[(t, 100, y) for t, y in zip(times, ys, strict=True)], rs=[10] * 20, r=10)
+    assert out_of_bounds([flick], (400, int(H)), times[-1]) == []
+    ys[8] = ys[9] = H - 10 + 15  # three samples: 100 ms
+    sunk = Track(pts=[(t, 100, y) for t, y in zip(times, ys, strict=True)], rs=[10] * 20, r=10)
+    assert "15 px past the floor" in out_of_bounds([sunk], (400, int(H)), times[-1])[0]
+    gone = Track(pts=[(t, 100 + 30 * k, 200) for k, t in enumerate(times[:12])], rs=[10] * 12, r=10)
+    assert "not drawn again" in out_of_bounds([gone], (400, int(H)), times[-1])[0]  # out right, never back
+
+
+async def test_free_flight_ends_at_the_first_contact() -> None:
+    """A ball dropped 300 px: its speed is the fall's (300 px in its fall time), not the rebounds'."""
+    g, drop = 900.0 / 1e6, 300.0
+    fall_ms = math.sqrt(2 * drop / g)
+    ts = [50.0 * k for k in range(int(fall_ms // 50) + 1)]
+    falling = [(t, 100.0, H - 10 - drop + g * t * t / 2) for t in ts]
+    hops = _hops([200, 120], t0=ts[-1] + 50)
+    ball = Track(pts=falling + hops.pts, rs=[10.0] * (len(falling) + len(hops.pts)), r=10.0)
+    (v,) = flight_speeds([ball], 0, 10_000)
+    assert v == pytest.approx((falling[-1][2] - falling[0][2]) / (ts[-1] / 1000), rel=0.02)
