@@ -344,10 +344,32 @@ Object.assign(AB, (() => {
       return n;
     } catch (e) { return -1; }
   }
+  // Shown buttons that answer yes to a question ("Confirm", "Yes, delete", "OK"): an in-page
+  // "Are you sure?" box is answered as the person who asked for the deletion answers it.
+  // "Delete" or "Remove" alone answers only in a dialog (a row's own Delete is no answer).
+  const YES = /^(yes|ok(ay)?|confirm|sure|s[ií]|ja|oui|sim|ya|evet|tak|да|确定|確認|是|はい|예)\b/i;
+  const YES_IN_DIALOG = /^(delete|remove|yes|ok|confirm)\b/i;
+  const inDialog = (el) => {
+    for (let e = el; e && e !== document.body; e = parentOf(e)) {
+      if (e.matches && e.matches("dialog, [role=dialog], [role=alertdialog], [aria-modal=true]")) return true;
+      if (css(e).position === "fixed") return true;
+    }
+    return false;
+  };
+  function confirmers() {
+    const out = [];
+    for (const el of document.querySelectorAll("button, [role=button], input[type=button], input[type=submit]")) {
+      const name = nameOf(el);
+      if (name.length > 24 || !visible(el) || !(YES.test(name) || YES_IN_DIALOG.test(name) && inDialog(el))) continue;
+      out.push({ path: path(el), name });
+      if (out.length >= 20) break;
+    }
+    return out;
+  }
   function pageState(skip) {
     const a = activeDeep();
     return { url: location.href, storage: storageSize(), focus: a && a !== document.body ? path(a) : "",
-      fieldValue: skip ? fieldValue(skip) : null };
+      fieldValue: skip ? fieldValue(skip) : null, confirm: confirmers() };
   }
 
   // Markup injected by a task's text: elements a person would see rendered instead of the text.

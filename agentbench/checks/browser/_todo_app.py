@@ -79,6 +79,7 @@ class Recipe:
     what: str  # how a person would say it: "its checkbox", "button '×'", "double-click on its text"
     found_by: str
     hover: bool = False  # the part shows only while the mouse is over the row
+    confirm: str = ""  # then the page asks in a box of its own: the button with this name is clicked
 
 
 @dataclass
@@ -261,7 +262,8 @@ class TodoApp:
 
         ``state``: the page as just read, when the caller has it (saves a read).
         """
-        info = self.item(state or await self.state(), task)
+        state = state or await self.state()
+        info = self.item(state, task)
         if info is None:
             raise CheckError(f"task '{task}' is not shown, so it cannot be used")
         if recipe.hover:
@@ -272,6 +274,19 @@ class TodoApp:
         await act(self.s, target, recipe.action, f"{recipe.what} of '{task}'")
         # A click handler that first waits out a possible double-click (~250 ms) has acted by now.
         await settle(self.s, 0.15)
+        if recipe.confirm:
+            await self.answer(recipe.confirm, state["page"]["confirm"])
+
+    async def answer(self, name: str, before: list[dict[str, str]]) -> bool:
+        """Click the button called ``name`` that an action just showed (an in-page "Are you sure?")."""
+        seen = {c["path"] for c in before}
+        now = (await self.state())["page"]["confirm"]
+        button = next((c for c in now if c["name"] == name and c["path"] not in seen), None)
+        if button is None:
+            return False
+        await act(self.s, button["path"], "click", f"'{name}'")
+        await settle(self.s, 0.15)
+        return True
 
     async def reload(self, expect: list[str] | tuple[str, ...] = ()) -> None:
         """Reload as a person does: a pause first (debounced saves run), then a real reload.

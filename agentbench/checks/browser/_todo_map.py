@@ -19,6 +19,7 @@ evidence. All of it is recorded in the effect table the checks show.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
@@ -293,9 +294,17 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
     await s.refresh()
     after = await app.state(look=True)
     asked = s.dialogs[dialogs:]
+    say = f"{recipe.action} on '{task}'"
+    shown_before = {c["path"] for c in before["page"]["confirm"]}
+    box = [c for c in after["page"]["confirm"] if c["path"] not in shown_before]
+    if box and not asked:  # the page asks in a box of its own: answered yes, as the person who asked
+        recipe = replace(recipe, confirm=box[0]["name"])
+        await app.answer(recipe.confirm, before["page"]["confirm"])
+        await s.refresh()
+        after = await app.state(look=True)
+        say += f", then '{recipe.confirm}'"
     gone = [m for m in others if not app.shown(after).get(m)]
     b, a = app.item(before, task), app.item(after, task)
-    say = f"{recipe.action} on '{task}'"
     if a is None:
         present = any(after["items"][task])
         if gone:

@@ -166,6 +166,7 @@ def judge_delete(todo: TodoMap) -> CheckResult:
                            detail=f"found no way to delete a task: tried {todo.row_tried} action(s) on a task's row "
                            "(its controls, shown on hover too, its text clicked and double-clicked); none removed it")
     problems = list(facts.get("problems", []))
+    answered = f" (answering '{recipe.confirm}' in the box it opens)" if recipe.confirm else ""
     note = f" ({facts['note']})" if facts.get("note") else ""
     if todo.phase_errors.get("delete"):
         note += f" (delete under a filter not judged: {todo.phase_errors['delete']})"
@@ -186,7 +187,7 @@ def judge_delete(todo: TodoMap) -> CheckResult:
     if problems:
         return CheckResult(id="delete", status="fail", detail="; ".join(problems), evidence=evidence)
     return CheckResult(id="delete", status="pass", evidence=evidence,
-                       detail=f"{recipe.what} removes exactly the chosen task, also after a reload{note}")
+                       detail=f"{recipe.what}{answered} removes exactly the chosen task, also after a reload{note}")
 
 
 def judge_persistence(todo: TodoMap) -> CheckResult:

@@ -24,6 +24,8 @@ GOOD = [
     "todo/good_animated_newest_first.html",
     # Delete asks confirm("Remove this item?"): answered OK, as the person who asked for it would.
     "todo/good_confirm_delete.html",
+    # Delete opens a box of the page's own, "Delete this task?" [Cancel] [Delete]: answered Delete.
+    "todo/good_modal_confirm_delete.html",
     # Rows are web components: the checkbox in a shadow root writes completed="true"/"false" on the
     # host (no attribute at first): unticking undoes ticking.
     "todo/good_shadow_item_attribute.html",
