@@ -116,22 +116,28 @@ def controls_in_english(ctl: dict[str, Any], lang: str | None) -> dict[str, Any]
 
 # ---- numbers -------------------------------------------------------------------------------
 
-# Digits joined by marks: "1.609,344", "12,7", "1 609,344" (narrow/no-break space), "1’609.344".
-_JOINED = re.compile(r"(?<![\w.,])\d+(?:(?:[.,]|[\u202f\u00a0\u2019'](?=\d{3}(?!\d)))\d+)+(?!\d)")
-_GROUP_MARKS = "\u202f\u00a0\u2019'"
+# Digits joined by marks: "1.609,344", "12,7", "1 609,344" (a space, narrow or not: pages' text is read
+# with its spaces made plain), "1’609.344". A space or apostrophe joins only a group of three digits.
+_JOINED = re.compile(r"(?<![\w.,])\d+(?:(?:[.,]|[ \u202f\u00a0\u2019'](?=\d{3}(?!\d)))\d+)+(?!\d)")
+_GROUP_MARKS = " \u202f\u00a0\u2019'"
+_MARK = re.compile(r"[., \u202f\u00a0\u2019']")
 
 
 def _read(token: str, comma: bool) -> tuple[str, str | None]:
     """(the token with a dot decimal and no grouping, the other reading if its shape is ambiguous)."""
-    runs = re.split(r"[.,\u202f\u00a0\u2019']", token)
-    marks = re.findall(r"[.,\u202f\u00a0\u2019']", token)
+    runs, marks = _MARK.split(token), _MARK.findall(token)
     grouped = lambda rest: all(len(r) == 3 for r in rest)  # noqa: E731 - a tiny predicate
     head = runs[0]
     if any(m in _GROUP_MARKS for m in marks):  # spaces/apostrophes only ever group
-        decimal = marks[-1] if marks[-1] in ".," and marks[:-1] and all(m in _GROUP_MARKS for m in marks[:-1]) else None
-        if decimal:
-            return "".join(runs[:-1]) + "." + runs[-1], None
-        return ("".join(runs), None) if grouped(runs[1:]) else (token, None)
+        if len(head) > 3:
+            return token, None
+        if marks[-1] in ".," and all(m in _GROUP_MARKS for m in marks[:-1]) and grouped(runs[1:-1]):
+            return "".join(runs[:-1]) + "." + runs[-1], None  # "2 743,2", "1 609.344"
+        if not all(m in _GROUP_MARKS for m in marks) or not grouped(runs[1:]):
+            return token, None
+        if " " in marks and not comma:  # "1 000" on an English page: two numbers, or one in SI style
+            return token, "".join(runs)
+        return "".join(runs), None
     kinds = set(marks)
     if len(kinds) == 2:  # both: the last mark is the decimal one, the other groups ("1.609,344", "1,609.344")
         last = marks[-1]

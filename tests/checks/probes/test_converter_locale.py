@@ -27,6 +27,8 @@ from agentbench.checks.browser._find import category_of, parse_numbers, unit_of
         ("1,609", 1609, 1.609),  # ambiguous: the page's language decides
         ("1.609", 1.609, 1609),
         ("-3,75", -3.75, -3.75),
+        ("2 743,2", 2743.2, 2743.2),  # de-AT/fr: a space groups (pages' spaces are read as plain ones)
+        ("1 609.344", 1609.344, 1609.344),
         ("12.7", 12.7, 12.7),
     ],
 )
@@ -38,6 +40,8 @@ def test_numbers_as_pages_write_them(shown: str, dot_page: float, comma_page: fl
 
 def test_an_ambiguous_number_keeps_its_other_reading() -> None:
     assert ambiguous_alternatives("1.609 km", comma=False) == "1609 km"
+    assert plain_numbers("1 000 m", comma=True) == "1000 m"  # a space groups where the page's language does
+    assert plain_numbers("1 000 m", comma=False) == "1 000 m" and ambiguous_alternatives("1 000 m", False) == "1000 m"
     assert ambiguous_alternatives("1,609 km", comma=True) == "1609 km"
     assert ambiguous_alternatives("12,7 cm and 1.609,344 m", comma=True) is None
 

@@ -43,6 +43,8 @@ BROKEN = {
                                                    "live-update": "pass", "bad-input": "pass"},
     "converter/bad_submit_button_nan.html": {"length": "pass", "weight": "pass", "temperature": "pass",
                                              "live-update": "fail", "bad-input": "fail"},
+    "converter/bad_german_umrechnen_strict_comma.html": {"length": "pass", "weight": "pass", "temperature": "pass",
+                                                         "live-update": "fail", "bad-input": "pass"},
 }
 
 
@@ -166,3 +168,13 @@ async def test_a_button_not_named_convert_is_found_by_what_it_does(runs: ProbeRu
     assert results["length"].data["commit"] == "button"
     assert "Submit" in results["live-update"].detail
     assert "NaN" in results["bad-input"].detail
+
+
+async def test_a_decimal_comma_page_is_typed_to_as_its_people_type(runs: ProbeRuns) -> None:
+    # The page reads "3.7" as 37 (dots group thousands in German): 3,7 is typed, as a person there would;
+    # "2 743,2" (de-AT groups with a space) is 2743.2.
+    spec = "converter/bad_german_umrechnen_strict_comma.html"
+    results, _ = await runs.run(spec, BROKEN[spec])
+    rows = next(e.value for e in results["length"].evidence if e.label == "conversions")
+    assert next(r for r in rows if r["typed"] == "3.7 mi")["shown"] == pytest.approx(5.95457)
+    assert results["length"].data["commit"] == "button"  # "Umrechnen" is its Convert button
