@@ -26,7 +26,7 @@ __all__ = ["COMMA_LANGUAGES", "ambiguous_alternatives", "comma_decimal_language"
 # Languages whose numbers use a decimal comma (CLDR): the page's lang decides ambiguous numbers.
 COMMA_LANGUAGES = frozenset(
     "de fr es it pt nl ru pl cs sk sl hr sr bs uk be bg ro hu da sv nb nn no fi et lv lt el tr az "
-    "id vi ca eu gl is ka kk ky mn ky uz af sq mk hy".split()
+    "id vi ca eu gl is ka kk ky mn uz af sq mk hy".split()
 )
 
 # (language or "" for any page, foreign word pattern, English word). Longer words are matched first.

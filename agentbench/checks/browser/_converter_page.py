@@ -56,7 +56,7 @@ NOTHING_CHANGED = "nothing on the page changed when another value was typed"
 _CONVERT = re.compile(r"^\W*(convert|calculate|compute)(\s+\w+)?\W*$|^\W*(go|=)\W*$", re.IGNORECASE)
 _RESET = re.compile(r"^\W*(reset|clear|back|again|new|start over|convert again|another)(\s+\w+)?\W*$|^\W*[↺⟲↻]\W*$",
                     re.IGNORECASE)
-_NOT_CONVERT = re.compile(r"swap|switch|revers|[⇄⇆↔⇅⇵↕]|copy|history|theme|dark|light|mode|help|about|menu|"
+_NOT_CONVERT = re.compile(r"swap|switch|revers|[⇄⇆↔⇅⇵↕⇌⇋⟷↹]|copy|history|theme|dark|light|mode|help|about|menu|"
                           r"close|delete|remove|share|print|^\W*[×✕✖xX]\W*$", re.IGNORECASE)
 _TO_HINT = re.compile(r"(?<![A-Za-z])[Tt]o(?![a-z])|[Tt]arget|[Oo]utput|[Rr]esult|[Ii]nto")  # "To", "toUnit"
 _CATEGORY_WORDS = {
