@@ -71,6 +71,10 @@
     canvasHeight: getDesc(HTMLCanvasElement.prototype, "height").get,
     endsWith: String.prototype.endsWith,
     includes: String.prototype.includes,
+    timeline: getDesc(AnimationTimeline.prototype, "currentTime"),
+    docTimeline: getDesc(Document.prototype, "timeline").get,
+    closed: (getDesc(window, "closed") || getDesc(Window.prototype, "closed")).get,
+    docOf: (getDesc(window, "document") || getDesc(Window.prototype, "document")).get,
   };
   const call = (fn, self, ...args) => apply(fn, self, args);  // rest parameters use no iterator
   const push = (arr, v) => { arr[arr.length] = v; };
@@ -86,8 +90,25 @@
   call(N.removeEventListener, window, cfg.channel + ":r", heard);
   if (answered) return;
 
+  // ---- a document in an iframe of the page follows the page's clock ------------------------------------
+  // An iframe's document (same origin) links to its parent's clock over the session's secret channel:
+  // one registry of our functions for every realm (ours read through an iframe's
+  // Function.prototype.toString still say [native code]), one time (its Date reads the page's; its
+  // performance.now starts at 0 and runs with the page's) and its timers and animation frames run in
+  // the page's frames, as in a browser. A document whose parent does not answer keeps a clock of its own.
+  let up = null;
+  try {
+    const parent = window.parent;
+    if (parent !== window) {
+      const ask = { link: null };
+      call(N.dispatchEvent, parent, new N.CustomEvent(cfg.channel + ":k", { detail: ask }));
+      up = ask.link;
+    }
+  } catch (e) { up = null; }  // a parent of another origin
+  const kids = [];  // the linked clocks of this document's iframes
+
   // ---- functions that read as native: name, length, no prototype, "[native code]" -------------------
-  const nativeNames = new N.WeakMap();
+  const nativeNames = up ? up.names : new N.WeakMap();
   const native = (fn, name) => { call(N.wmSet, nativeNames, fn, name); return fn; };
   const toStringHook = native({
     toString() {
@@ -95,8 +116,11 @@
       return apply(N.fnToString, this, []);
     },
   }.toString, "toString");
-  const define = (obj, name, value, enumerable) => {
+  // A replacement keeps the length of the function it replaces (setTimeout.length is 1, fillText's 3).
+  const define = (obj, name, value, enumerable, like) => {
     native(value, name);
+    const was = like || (getDesc(obj, name) || {}).value;
+    if (typeof was === "function") defineProperty(value, "length", { value: was.length, configurable: true });
     defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: !!enumerable });
   };
   define(Function.prototype, "toString", toStringHook, false);
@@ -107,6 +131,8 @@
     fps: cfg.fps > 0 ? cfg.fps : 60,
     frame: 0,                 // the session's frame (the harness's count, across documents)
     now: 0,                   // this document's time, ms (what performance.now reads)
+    offset: up ? up.rel() : 0,  // linked: the parent document's time at this document's time 0
+    frameTime: 0,             // the time of the current animation frame (document.timeline's)
     originAbs: cfg.startAbs || 0,  // the session's time at this document's time 0
     originFrame: 0, originRel: 0,  // the session's frame and this document's time when it was synced
     synced: false,
@@ -129,8 +155,14 @@
   // A busy-wait on performance.now/Date.now would never end on a frozen clock, so after SPIN_READS
   // reads inside one callback every read advances time by 1 us.
   function readNow() {
-    if (++S.reads > SPIN_READS) S.now += 0.001;
-    return S.now;
+    if (++S.reads > SPIN_READS) nowSet(nowGet() + 0.001);
+    return nowGet();
+  }
+  // This document's time; a linked one reads (and moves, only forward) its parent's.
+  function nowGet() { return up ? up.rel() - S.offset : S.now; }
+  function nowSet(v) {
+    if (up) up.set(v + S.offset);
+    else if (v > S.now) S.now = v;
   }
 
   // ---- seeded Math.random: 53-bit values like V8's, from two mulberry32 draws ------------------------
@@ -152,16 +184,17 @@
 
   // ---- performance.now and Date -----------------------------------------------------------------------------
   define(Performance.prototype, "now", { now() { return readNow(); } }.now, true);
-  const dateNow = () => cfg.epoch + S.originAbs + readNow();
-  function Date(...args) {
+  const dateNow = () => (up ? up.date() : cfg.epoch + S.originAbs + readNow());
+  // Seven parameters: Date.length is 7; own properties in the native order.
+  function Date(year, monthIndex, day, hours, minutes, seconds, ms) {
     if (!new.target) return str(construct(NDate, [dateNow()]));
-    if (args.length === 0) return construct(NDate, [dateNow()], new.target);
-    return construct(NDate, args, new.target);
+    if (arguments.length === 0) return construct(NDate, [dateNow()], new.target);
+    return construct(NDate, arguments, new.target);
   }
   defineProperty(Date, "prototype", { value: NDate.prototype, writable: false, enumerable: false, configurable: false });
-  define(Date, "now", { now() { return floor(dateNow()); } }.now);
-  define(Date, "UTC", NDate.UTC);
+  define(Date, "now", { now() { return floor(dateNow()); } }.now, false, NDate.now);
   define(Date, "parse", NDate.parse);
+  define(Date, "UTC", NDate.UTC);
   native(Date, "Date");
   defineProperty(NDate.prototype, "constructor", { value: Date, writable: true, configurable: true, enumerable: false });
   define(window, "Date", Date);
@@ -188,7 +221,7 @@
     if (nest > 5 && delay < 4) delay = 4;  // HTML: nested timeouts are clamped to 4 ms
     if (repeat && delay < 1) delay = 1;
     const id = S.nextTimer++;
-    const t = { id, due: S.now + delay, fn: toFunction(cb), args, delay, repeat, nest, dead: false };
+    const t = { id, due: nowGet() + delay, fn: toFunction(cb), args, delay, repeat, nest, dead: false };
     push(S.timers, t);
     S.timerById[id] = t;
     return id;
@@ -202,8 +235,13 @@
     for (let i = 0; i < S.timers.length; i++) if (!S.timers[i].dead) push(live, S.timers[i]);
     S.timers = live;
   }
-  define(window, "setTimeout", { setTimeout(cb, delay, ...args) { return addTimer(cb, delay, args, false); } }.setTimeout, true);
-  define(window, "setInterval", { setInterval(cb, delay, ...args) { return addTimer(cb, delay, args, true); } }.setInterval, true);
+  const rest = (list, from) => {
+    const out = [];
+    for (let i = from; i < list.length; i++) push(out, list[i]);
+    return out;
+  };
+  define(window, "setTimeout", { setTimeout(cb, delay) { return addTimer(cb, delay, rest(arguments, 2), false); } }.setTimeout, true);
+  define(window, "setInterval", { setInterval(cb, delay) { return addTimer(cb, delay, rest(arguments, 2), true); } }.setInterval, true);
   define(window, "clearTimeout", { clearTimeout(id) { clearTimer(id); } }.clearTimeout, true);
   define(window, "clearInterval", { clearInterval(id) { clearTimer(id); } }.clearInterval, true);
   define(window, "requestIdleCallback", { requestIdleCallback(cb) {
@@ -211,32 +249,63 @@
   } }.requestIdleCallback, true);
   define(window, "cancelIdleCallback", { cancelIdleCallback(id) { clearTimer(id); } }.cancelIdleCallback, true);
 
+  // This document's timer due first at or before `limit` (null when none).
+  function pickTimer(limit) {
+    let next = null;
+    for (let i = 0; i < S.timers.length; i++) {
+      const t = S.timers[i];
+      if (!t.dead && t.due <= limit && (next === null || t.due < next.due || (t.due === next.due && t.id < next.id))) {
+        next = t;
+      }
+    }
+    return next;
+  }
+  function runTimer(next) {
+    if (next.due > nowGet()) nowSet(next.due);
+    if (next.repeat) {
+      let delay = next.delay;
+      next.nest++;
+      if (next.nest > 5 && delay < 4) delay = 4;
+      next.due = mathMax(next.due + delay, nowGet() + 0.001);
+    } else {
+      next.dead = true;
+      delete S.timerById[next.id];
+    }
+    const saved = S.nest;
+    S.nest = next.nest;
+    invoke(next.fn, window, next.args);
+    S.nest = saved;
+  }
+  // Linked iframes whose document is gone (removed, navigated) run nothing more.
+  function pruneKids() {
+    for (let i = kids.length - 1; i >= 0; i--) {
+      let alive = false;
+      try { alive = kids[i].alive(); } catch (e) { /* gone */ }
+      if (!alive) { for (let j = i; j < kids.length - 1; j++) kids[j] = kids[j + 1]; kids.length--; }
+    }
+  }
+  // When the first timer due at or before `limit` is due, here or in a linked iframe (Infinity: none).
+  function firstDue(limit) {
+    const t = pickTimer(limit);
+    let due = t ? t.due : Infinity;
+    for (let i = 0; i < kids.length; i++) { const d = kids[i].due(limit); if (d < due) due = d; }
+    return due;
+  }
+  // Run that timer; false when none is due.
+  function runFirst(limit) {
+    const next = pickTimer(limit);
+    let due = next ? next.due : Infinity, kid = null;
+    for (let i = 0; i < kids.length; i++) { const d = kids[i].due(limit); if (d < due) { due = d; kid = kids[i]; } }
+    if (due === Infinity) return false;
+    if (kid) kid.runOne(limit); else runTimer(next);
+    return true;
+  }
   // Run every timer due at or before `limit`, in due order, each at its own due time.
   function runTimers(limit) {
     let ran = 0;
+    if (kids.length) pruneKids();
     for (let guard = 0; guard < 100000; guard++) {
-      let next = null;
-      for (let i = 0; i < S.timers.length; i++) {
-        const t = S.timers[i];
-        if (!t.dead && t.due <= limit && (next === null || t.due < next.due || (t.due === next.due && t.id < next.id))) {
-          next = t;
-        }
-      }
-      if (next === null) break;
-      if (next.due > S.now) S.now = next.due;
-      if (next.repeat) {
-        let delay = next.delay;
-        next.nest++;
-        if (next.nest > 5 && delay < 4) delay = 4;
-        next.due = mathMax(next.due + delay, S.now + 0.001);
-      } else {
-        next.dead = true;
-        delete S.timerById[next.id];
-      }
-      const saved = S.nest;
-      S.nest = next.nest;
-      invoke(next.fn, window, next.args);
-      S.nest = saved;
+      if (!runFirst(limit)) break;
       ran++;
     }
     if (S.timers.length > 64) compactTimers();
@@ -244,21 +313,52 @@
   }
 
   // ---- animation frames ----------------------------------------------------------------------------------
-  const raf = native({ requestAnimationFrame(cb) {
+  function addRaf(cb) {
     const id = S.nextRaf++;
     const r = { id, cb, dead: false };
     push(S.rafs, r);
     S.rafById[id] = r;
     return id;
-  } }.requestAnimationFrame, "requestAnimationFrame");
-  const caf = native({ cancelAnimationFrame(id) {
+  }
+  function cancelRaf(id) {
     const r = S.rafById[apply(N.Number, undefined, [id])];
     if (r) { r.dead = true; delete S.rafById[r.id]; }
-  } }.cancelAnimationFrame, "cancelAnimationFrame");
-  define(window, "requestAnimationFrame", raf, true);
-  define(window, "cancelAnimationFrame", caf, true);
-  define(window, "webkitRequestAnimationFrame", raf, true);
-  define(window, "webkitCancelAnimationFrame", caf, true);
+  }
+  // The webkit-prefixed ones are functions of their own in a browser, with their own names.
+  define(window, "requestAnimationFrame", { requestAnimationFrame(cb) { return addRaf(cb); } }.requestAnimationFrame, true);
+  define(window, "cancelAnimationFrame", { cancelAnimationFrame(id) { cancelRaf(id); } }.cancelAnimationFrame, true);
+  define(window, "webkitRequestAnimationFrame", { webkitRequestAnimationFrame(cb) {
+    return addRaf(cb);
+  } }.webkitRequestAnimationFrame, true);
+  define(window, "webkitCancelAnimationFrame", { webkitCancelAnimationFrame(id) {
+    cancelRaf(id);
+  } }.webkitCancelAnimationFrame, true);
+  // Run this document's animation frame callbacks at frame time `ft`, then its linked iframes'.
+  // The iframes are those there when the frame began (HTML: the frame's documents are listed first).
+  function runRafs(ft) {
+    if (nowGet() < ft) nowSet(ft);
+    S.frameTime = ft;
+    if (kids.length) pruneKids();
+    const inner = kids.length ? rest(kids, 0) : kids;
+    const due = S.rafs;
+    S.rafs = [];
+    S.rafById = Object.create(null);
+    for (let i = 0; i < due.length; i++) if (!due[i].dead) invoke(due[i].cb, window, [ft]);
+    for (let i = 0; i < inner.length; i++) inner[i].rafs(ft);
+  }
+
+  // document.timeline runs on this clock: its currentTime is the current animation frame's time.
+  const docTimeline = (() => { try { return call(N.docTimeline, document); } catch (e) { return null; } })();
+  if (N.timeline && N.timeline.get && docTimeline) {
+    const realTime = N.timeline.get;
+    const get = getDesc({ get currentTime() {
+      const t = call(realTime, this);
+      return this === docTimeline && t !== null ? S.frameTime : t;
+    } }, "currentTime").get;
+    native(get, "get currentTime");
+    defineProperty(AnimationTimeline.prototype, "currentTime", {
+      get, set: N.timeline.set, enumerable: N.timeline.enumerable, configurable: true });
+  }
 
   // ---- dialogs and popups: answered at once, recorded ---------------------------------------------------
   const dialog = (kind, answer) => function (message) {
@@ -326,7 +426,7 @@
     try {
       const key = call(N.strSlice, str(text), 0, 200);
       let rec = textIndex[key];
-      const at = S.originAbs + S.now;
+      const at = S.originAbs + nowGet();
       if (rec) { rec.last = at; rec.count++; } else if (S.textList.length < 500) {
         rec = { text: key, first: at, last: at, count: 1, cv: null, x: 0, y: 0 };
         textIndex[key] = rec;
@@ -475,12 +575,7 @@
       return { ran };
     },
     rafs() {
-      const ft = frameRel(S.frame);
-      if (S.now < ft) S.now = ft;
-      const due = S.rafs;
-      S.rafs = [];
-      S.rafById = Object.create(null);
-      for (let i = 0; i < due.length; i++) if (!due[i].dead) invoke(due[i].cb, window, [ft]);
+      runRafs(frameRel(S.frame));
       return null;
     },
     // The circles of the frame just drawn (else of the last frame that drew any), and how many
@@ -493,8 +588,8 @@
       if (fps > 0 && !S.synced) S.fps = fps;
       if (!S.synced) {
         S.originFrame = frame;
-        S.originRel = S.now;
-        S.originAbs = frameAbs(frame) - S.now;
+        S.originRel = nowGet();
+        S.originAbs = frameAbs(frame) - S.originRel;
         S.synced = true;
       }
       if (S.frame < frame) S.frame = frame;
@@ -502,7 +597,7 @@
     },
     state() {
       return {
-        id: S.id, frame: S.frame, now: S.originAbs + S.now, dialogs: S.dialogs, dialogCount: S.dialogCount,
+        id: S.id, frame: S.frame, now: S.originAbs + nowGet(), dialogs: S.dialogs, dialogCount: S.dialogCount,
         opened: S.opened, pendingTimers: S.timers.length, pendingRafs: S.rafs.length,
       };
     },
@@ -553,6 +648,28 @@
       try { if (watched[i][0][watched[i][1]] !== pristine[i]) push(out, watched[i][1]); } catch (e) { push(out, watched[i][1]); }
     }
     return out;
+  }
+  call(N.addEventListener, window, cfg.channel + ":k", (ev) => {
+    try {
+      const ask = call(N.detail, ev);
+      if (ask && typeof ask === "object" && ask.link === null) {
+        ask.link = {
+          names: nativeNames, rel: nowGet, set: nowSet, date: dateNow,
+          adopt(kid) { push(kids, kid); },
+        };
+      }
+    } catch (e) { /* not a link request */ }
+  });
+  if (up) {
+    try {
+      const me = document;
+      up.adopt({
+        alive() { return !call(N.closed, window) && call(N.docOf, window) === me; },
+        due(limit) { if (kids.length) pruneKids(); return firstDue(limit - S.offset) + S.offset; },
+        runOne(limit) { runFirst(limit - S.offset); },
+        rafs(ft) { runRafs(ft - S.offset); },
+      });
+    } catch (e) { /* the parent's document is gone */ }
   }
   const channel = cfg.channel, reply = cfg.channel + ":r";
   call(N.addEventListener, window, channel, (ev) => {

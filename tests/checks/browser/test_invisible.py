@@ -21,6 +21,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invisible"
 NATIVE = re.compile(r"^function [\w$ ]*\(\) \{ \[native code\] \}$")
+# Chromium's own (read off a browser without the clock): what .length says of each.
+NATIVE_LENGTH = {
+    "requestAnimationFrame": 1, "cancelAnimationFrame": 1, "webkitRequestAnimationFrame": 1,
+    "webkitCancelAnimationFrame": 1, "setTimeout": 1, "setInterval": 1, "clearTimeout": 0, "clearInterval": 0,
+    "requestIdleCallback": 1, "cancelIdleCallback": 1, "alert": 0, "confirm": 0, "prompt": 0, "open": 0, "Date": 7,
+    "now": 0, "random": 0, "performance.now": 0, "toString": 0, "fillText": 3, "strokeText": 3, "arc": 5,
+    "ellipse": 7, "beginPath": 0, "fill": 0, "stroke": 0, "drawImage": 3, "getContext": 1, "play": 0,
+    "addColorStop": 2, "timeline": 0, "iframe requestAnimationFrame": 1,
+}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -75,11 +84,14 @@ async def test_date_has_the_native_constructors_shape(seen: dict[str, Any]) -> N
 
 async def test_our_functions_read_as_native_from_another_realm(seen: dict[str, Any]) -> None:
     """An about:blank iframe's Function.prototype.toString says [native code] for every function the
-    clock put in, with the function's own name; the page's own toString says the same."""
+    clock put in, with the function's own name and length; the page's own toString says the same."""
     source = {name: got for name, got in seen["foreign"].items() if not (got[0] and NATIVE.match(got[1]))}
     assert not source, source
-    names = {name: got[1] for name, got in seen["foreign"].items() if got[1] != f"function {got[2]}() {{ [native code] }}"}
+    names = {name: got[1] for name, got in seen["foreign"].items()
+             if got[1] != f"function {got[2]}() {{ [native code] }}"}
     assert not names, names
+    lengths = {name: got[3] for name, got in seen["foreign"].items() if got[3] != NATIVE_LENGTH.get(name, got[3])}
+    assert not lengths, lengths
 
 
 async def test_document_timeline_runs_on_the_page_clock(seen: dict[str, Any]) -> None:
