@@ -133,7 +133,10 @@ async def reload_phase(s: PageSession, app: TodoApp, todo: TodoMap, names: Names
     if marked:
         rows.append({"change": f"added '{task}', marked it done ({todo.marks_done.what})",  # type: ignore[union-attr]
                      "after reload": _seen(after[tasks.index(task)])})
-    if any(q["times shown"] != 1 or q["done"] != p["done"] for p, q in zip(before, after, strict=True)):
+    lost = [q for q in after if not q["times shown"]]
+    swapped = bool(lost) and len(lost) <= len(facts["back"])  # storage deleted others: the delete check's finding
+    if any(q["times shown"] > 1 or q["times shown"] and q["done"] != p["done"]
+           for p, q in zip(before, after, strict=True)) or (lost and not swapped):
         # Changes are not kept in general (the persistence check's finding): whether one kind alone
         # is kept tells no more, and a deletion not kept would only say the same again.
         facts["note"] = "no change was tried alone: the reload after the add did not give back what was shown"
