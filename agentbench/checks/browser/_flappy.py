@@ -27,6 +27,9 @@ __all__ = ["FLAP_SCRIPT", "flappy_probes", "locate_shift"]
 
 TAPS = (0.25, 0.65, 1.05)   # flap times after the start (virtual s)
 FLAP_WATCH = 6.0            # a flap run is played this long after the start (to see it rejoin B)
+RESPONSE_S = 1.0   # a flap's response is looked for this long after the runs first differ
+RESPONSE_ROWS = 8  # ... in at most this many captures where the bird was found in both runs
+STILL_STEPS = 3    # a difference unchanged this many captures later in both runs is no moving bird
 OVER_WATCH = 10.0           # B is watched this long after the start for the game's end
 FLAP_INPUTS = [("Space", "press:Space"), ("a click", "click:0.5,0.5")]
 # The refresh-rate script (times from load); flappy's start input replaces the first step.
@@ -34,14 +37,21 @@ FLAP_SCRIPT = [InputStep(START_AT, "press:Space")] + [InputStep(1.0 + 0.45 * k, 
 refresh_input("flappy", FLAP_SCRIPT)
 
 
-def locate_shift(base: Image, other: Image) -> tuple[float, float, int] | None:
+def locate_shift(base: Image, other: Image, *, later: tuple[Image, Image] | None = None,
+                 ) -> tuple[float, float, int] | None:
     """Where the two runs differ, which pixels show something in each: (row in base, row in other, n).
 
     Each differing pixel belongs to the run whose colour is farther from the local background
     (the median colour of a ring around its blob, identical in both runs). Rows are means.
+    ``later``: the same two runs a moment later; a difference that stays put in both (a hint one
+    run no longer draws) is no bird and is left out: a person follows what moves.
     """
     w, h = base.width, base.height
     mask = diff_mask(base, other, threshold=60)
+    if later is not None and (later[0].width, later[0].height) == (w, h) == (later[1].width, later[1].height):
+        still_a, still_b = diff_mask(base, later[0], threshold=60), diff_mask(other, later[1], threshold=60)
+        after = diff_mask(later[0], later[1], threshold=60)
+        mask = bytearray(m and (a or b or not d) for m, a, b, d in zip(mask, still_a, still_b, after, strict=True))
     found = blobs(mask, w, h, min_size=2)[:4]
     if not found:
         return None
@@ -83,23 +93,42 @@ def judge_flap(name: str, base: Run, flap: Run, t_first: float) -> tuple[str, st
     first = next((i for i, d in marks if d), None)
     if first is None:
         return "fail", f"{name} made no visible difference compared with no input", {}
-    rows = []
-    for i in range(first, first + 8):
+    first_try: tuple[str, str, dict[str, object]] | None = None
+    for moving_only in (False, True):
+        # Then, what moves only: a hint one run no longer draws may differ first and most.
+        rows = _response(base, flap, first, moving_only)
+        data: dict[str, object] = {"rows_higher_than_no_input": [round(d, 2) for d in rows],
+                                   "diverges_at_s": round(first * base.every, 2)}
+        higher = [d for d in rows if d > 0.75]
+        if len(rows) < 3:
+            got = ("fail", f"{name} changed the screen but nothing was seen rising", data)
+        elif len(higher) >= 0.6 * len(rows) and statistics.median(rows) > 1.0:
+            lift = statistics.median(rows)
+            return "pass", f"{name} lifts the bird ({lift:.1f} px above the no-input run)", data
+        else:
+            got = ("fail", f"{name} changes the game but the bird does not rise compared with no input", data)
+        first_try = first_try or got
+    return first_try  # type: ignore[return-value]
+
+
+def _response(base: Run, flap: Run, first: int, moving_only: bool) -> list[float]:
+    """How much higher the flap run's differing things are than the no-input run's, capture by capture.
+
+    The whole response, not its first frames: the bird shows its lift over the next second.
+    """
+    rows: list[float] = []
+    for i in range(first, first + round(RESPONSE_S / base.every) + 1):
         fa, fb = base.frames.get(i), flap.frames.get(i)
         if fa is None or fb is None or (fa.width, fa.height) != (fb.width, fb.height):
             continue
-        got = locate_shift(fa.image, fb.image)
+        la, lb = base.frames.get(i + STILL_STEPS), flap.frames.get(i + STILL_STEPS)
+        later = (la.image, lb.image) if moving_only and la and lb else None
+        got = locate_shift(fa.image, fb.image, later=later)
         if got:
             rows.append(got[0] - got[1])  # > 0: higher with the input than without
-    data: dict[str, object] = {"rows_higher_than_no_input": [round(d, 2) for d in rows],
-                               "diverges_at_s": round(first * base.every, 2)}
-    if len(rows) < 3:
-        return "fail", f"{name} changed the screen but nothing was seen rising", data
-    higher = [d for d in rows if d > 0.75]
-    lift = statistics.median(rows)
-    if len(higher) >= 0.6 * len(rows) and lift > 1.0:
-        return "pass", f"{name} lifts the bird ({lift:.1f} px above the no-input run)", data
-    return "fail", f"{name} changes the game but the bird does not rise compared with no input", data
+        if len(rows) >= RESPONSE_ROWS:
+            break
+    return rows
 
 
 def rejoins(flap: Run, base: Run, after: float, until: float) -> float | None:
@@ -202,11 +231,14 @@ async def _play_base(ctx: ProbeContext, start: Start, base: Run) -> tuple[Over, 
     t0 = start.t0
     over = await watch_over(base, t0, OVER_WATCH)
     alive = moving(base, t0 + 0.2, min(base.now, t0 + 2.0)) >= 2 or over.at is not None or bool(over.reloaded_at)
-    if not alive or over.at is None:
+    if not alive or (over.at is None and over.still_at is None):
         return over, None, alive
+    # Play that stopped with nothing shown is an end too: a person tries to play again there.
     end = base.now
     again = await restart(base, (start.name, start.steps[-1].action) if start.name else None, "press:Space")
-    ev = _strip(ctx, "restart.png", base, end, base.now, "after game over, restart inputs")
+    if over.at is None:
+        again.detail = f"play stopped at {over.still_at - t0:.1f} s with no game-over screen; " + again.detail
+    ev = _strip(ctx, "restart.png", base, end, base.now, "after play ended, restart inputs")
     again.evidence = [ev] if ev else []
     return over, again, alive
 

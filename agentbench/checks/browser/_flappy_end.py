@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._flappy_screen import Coder, code_of, mask_bytes
-from ._imaging import Image, blobs
+from ._imaging import Blob, Image, blobs
 
-__all__ = ["SETTLE", "Screen", "Settled", "busy", "settled"]
+__all__ = ["SETTLE", "Screen", "Settled", "busy", "calm", "settled"]
 
 SETTLE = 1.0          # virtual s the screen must stay settled
 QUIET = 0.2           # a change this share of play's busiest change (or less) is no play
@@ -25,6 +25,7 @@ NEW_MIN = 0.004       # share of the screen a new thing covers at least (a short
 NEW_MIN_PX = 16
 MOTION_MAX = 0.3      # last steps' motion covering more of the screen than this: the scene scrolled
 WIDEN = 4             # px the last steps' motion is widened by (a pipe's edge moves a few px a step)
+CUTS = (0.5, 1.0, 1.5, 2.0)  # s before the stop to compare with, for a thing that slid or faded in
 SAMPLE = 2            # play captures compared, every this many grid steps
 
 
@@ -99,37 +100,29 @@ def settled(frames: dict[int, Image], every: float, t0: float, now: float, scree
     quiet_from = k * every
     if (last - k) * every < SETTLE - 1e-9 or busiest <= QUIET_FLOOR * coder.n:
         return None
-    # The last step of play moved things once more (a pipe's leading edge covers pixels it never
-    # covered before): about half that step's change is motion, not something new.
     s = codes[last]
-    new = coder.everything
-    for i in idx:
-        if i >= k0:
-            break
-        if (i - idx[0]) % SAMPLE and i != k0 - 1:
-            continue
-        new &= coder.differ(s, codes[i])
-        if not new:
-            break
-    # What the last steps of play moved, widened a little: a leading edge moving on is motion.
-    motion = 0
-    for i in [*range(k0 - 3, k0), *range(k0 + 1, k + 1)]:
-        if i in change:
-            motion |= coder.differ(codes[i - 1], codes[i])
-    motion = coder.widen(motion, WIDEN)
-    if coder.share(motion) < MOTION_MAX:
-        new &= ~motion
-        left = -1
-    else:  # the whole scene scrolled: about half of one step's change is motion
-        step = change[k0 - 1].bit_count() if k0 - 1 in change else 0
-        left = new.bit_count() - round(0.6 * step)
-    # A line one pixel thin is an edge that moved on, not a thing that appeared.
-    found = [b for b in blobs(mask_bytes(new, coder.n), end.width, end.height, min_size=4)
-             if b.x1 > b.x0 and b.y1 > b.y0]
-    if left < 0:
-        left = sum(b.size for b in found)
+    min_new = max(NEW_MIN * coder.n, NEW_MIN_PX)
+    new, left, found = _novel(coder, codes, change, idx, s, k0, k, end)
+    if left < min_new:
+        # Something that slid or faded in before the screen settled was partly there in the last
+        # captures: compare with play from before it came, when nothing but it moved since.
+        for back in CUTS:
+            c = k0 - round(back / every)
+            if c <= idx[0] + 2:
+                break
+            new, left, found = _novel(coder, codes, change, idx, s, c, c, end)
+            if left < min_new:
+                continue
+            near = coder.widen(new, 2)
+            other = 0
+            for i in range(c + 1, k0 + 1):
+                if i in change:
+                    other |= change[i] & ~near
+            if other.bit_count() <= quiet:
+                break
+            left = 0
     share = coder.share(new)
-    if left < max(NEW_MIN * coder.n, NEW_MIN_PX):
+    if left < min_new:
         return Settled(quiet_from, share, None)
     box = (found[0].x0, found[0].y0, found[0].x1, found[0].y1) if found else None
     # When the new region first showed as it is now: the earliest capture from which, to the end,
@@ -168,3 +161,57 @@ def busy(frames: dict[int, Image], every: float, lo: float, hi: float, screen: S
     assert coder is not None
     change = {i: coder.differ(codes[i - 1], codes[i]) for i in idx if i - 1 in codes}
     return _busiest(change, round(SETTLE / every)) / coder.n if change else 0.0
+
+
+def _novel(coder: Coder, codes: dict[int, int], change: dict[int, int], idx: list[int], s: int, cut: int,
+           k: int, end: Image) -> tuple[int, int, list[Blob]]:
+    """(mask, size, regions) of what ``s`` shows that no capture of play before ``cut`` showed there.
+
+    The last steps of play before ``cut`` and those from ``cut`` to ``k`` (a bird still falling)
+    moved things on (a pipe's leading edge covers pixels it never covered before): their change,
+    widened a little, is motion, not something new; so is a line one pixel thin.
+    """
+    new = coder.everything
+    for i in idx:
+        if i >= cut:
+            break
+        if (i - idx[0]) % SAMPLE and i != cut - 1:
+            continue
+        new &= coder.differ(s, codes[i])
+        if not new:
+            break
+    motion = 0
+    for i in [*range(cut - 3, cut), *range(cut + 1, k + 1)]:
+        if i in change:
+            motion |= change[i]
+    motion = coder.widen(motion, WIDEN)
+    if coder.share(motion) < MOTION_MAX:
+        new &= ~motion
+        left = -1
+    else:  # the whole scene scrolled: about half of one step's change is motion
+        step = change[cut - 1].bit_count() if cut - 1 in change else 0
+        left = new.bit_count() - round(0.6 * step)
+    found = [b for b in blobs(mask_bytes(new, coder.n), end.width, end.height, min_size=4)
+             if b.x1 > b.x0 and b.y1 > b.y0]
+    if left < 0:
+        left = sum(b.size for b in found)
+    return new, left, found
+
+
+def calm(frames: dict[int, Image], every: float, t0: float, lo: float, hi: float, screen: Screen,
+         share: float) -> bool:
+    """Whether, from ``lo`` to ``hi``, far less changed than in play at its busiest (``share`` of it)."""
+    idx = [i for i in range(round((t0 + 0.1) / every), round(hi / every) + 1) if i in frames]
+    if len(idx) < 4:
+        return False
+    size = (frames[idx[-1]].width, frames[idx[-1]].height)
+    idx = [i for i in idx if (frames[i].width, frames[i].height) == size]
+    codes = {i: screen.code(i, frames[i]) for i in idx}
+    coder = screen.coder
+    assert coder is not None
+    change = {i: coder.differ(codes[i - 1], codes[i]) for i in idx if i - 1 in codes}
+    busiest = _busiest(change, round(SETTLE / every))
+    u = 0
+    for i in range(round(lo / every) + 1, round(hi / every) + 1):
+        u |= change.get(i, 0)
+    return busiest > 0 and u.bit_count() <= max(QUIET_FLOOR * coder.n, share * busiest)

@@ -15,12 +15,13 @@ import re
 from dataclasses import dataclass, field
 
 from .._model import CheckResult
-from ._flappy_end import SETTLE, Screen, busy, settled
+from ._flappy_end import SETTLE, Screen, busy, calm, settled
 from ._play import Run, differs
 
 __all__ = ["GAME_OVER_RE", "Over", "frozen_for", "over_since", "restart", "watch_over"]
 
 WORDS_QUIET = 0.5  # with game-over words shown, play has stopped when this much less changes
+WORDS_STILL = 0.4  # ... for this long after they appeared (a game may start again by itself)
 
 GAME_OVER_RE = re.compile(r"game\s*-?\s*over|you\s+(died|lose|lost|crashed)|\bcrash(ed)?\b|try\s+again|"
                           r"play\s+again|final\s+score|\brestart", re.IGNORECASE)
@@ -112,7 +113,12 @@ async def watch_over(run: Run, t0: float, limit: float) -> Over:
                 await run.advance(0.5)  # the screen after it: for the evidence
                 return over
             over.still_at = got.quiet_from
-        elif words_at is not None and _decorated(run, t0, screen):
+        elif words_at is not None and run.now >= words_at + WORDS_STILL - 1e-9 and calm(
+                _images(run), run.every, t0, words_at, words_at + WORDS_STILL, screen, WORDS_QUIET):  # type: ignore[arg-type]
+            over.at, over.how = words_at, "a game-over message on the stopped game"
+            await run.advance(0.5)
+            return over
+        elif words_at is not None and run.now >= words_at + SETTLE + 0.5 and _decorated(run, t0, screen):
             over.at, over.how = words_at, "a game-over message (the screen moves as much before the start)"
             await run.advance(0.5)
             return over
