@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from itertools import pairwise
 
 from .._model import CheckResult, Evidence
 from ._bodies import Contacts, Track, at_rest, balls, follow, out_of_bounds, rebounds
-from ._perception import HEIGHT_SHARE, higher
 from ._imaging import encode_png, filmstrip
+from ._perception import HEIGHT_SHARE, SEEN_PX, higher
 from ._play import Run, Step, close_all, moving
 from ._refresh import refresh_input
 from ._registry import LoadRun, ProbeContext, task_probes
@@ -66,7 +65,7 @@ async def _bodies(run: Run, log: list) -> None:
 def _moves(log: list) -> bool:
     """Some body is drawn at a different place later (bodies move), in the logged samples."""
     tracks = follow([(t, b) for t, b, _ in log], _size(log) or (800, 600))
-    return any(tr.travel > 3 for tr in tracks)
+    return any(tr.travel > SEEN_PX for tr in tracks)
 
 
 def _size(log: list) -> tuple[int, int] | None:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from ._perception import SEEN_PX, SEEN_S, STILL_PX, lasts, overlap_seen, spells
 
-__all__ = ["Body", "Contacts", "Track", "at_rest", "balls", "bounces", "follow", "out_of_bounds", "flight_speeds", "rebounds",
-           "riders", "speeds"]
+__all__ = ["Body", "Contacts", "Track", "at_rest", "balls", "bounces", "flight_speeds", "follow", "out_of_bounds",
+           "rebounds", "riders", "speeds"]
 
 Body = tuple[float, float, float, int]  # x, y, r (arena px), colour id
 
@@ -357,7 +357,7 @@ class Contacts:
         return False
 
 
-def at_rest(log: list[tuple[float, list[Body]]], since_ms: float, tol: float = 1.0) -> bool:
+def at_rest(log: list[tuple[float, list[Body]]], since_ms: float, tol: float = STILL_PX) -> bool:
     """Whether every body drawn after ``since_ms`` stayed within ``tol`` px of where it was.
 
     Bodies are compared in draw order (the same count in every sample); a ball still jittering
