@@ -24,6 +24,7 @@
   const parse = JSON.parse, stringify = JSON.stringify, floor = Math.floor, abs = Math.abs;
   const mathMax = Math.max, mathMin = Math.min, sqrt = Math.sqrt, imul = Math.imul, PI = Math.PI;
   const NDate = window.Date, NMath = Math;
+  const getterOf = (obj, name) => { const d = getDesc(obj, name); return d ? d.get : undefined; };
   const N = {
     addEventListener: EventTarget.prototype.addEventListener,
     removeEventListener: EventTarget.prototype.removeEventListener,
@@ -71,10 +72,11 @@
     canvasHeight: getDesc(HTMLCanvasElement.prototype, "height").get,
     endsWith: String.prototype.endsWith,
     includes: String.prototype.includes,
-    timeline: getDesc(AnimationTimeline.prototype, "currentTime"),
-    docTimeline: getDesc(Document.prototype, "timeline").get,
-    closed: (getDesc(window, "closed") || getDesc(Window.prototype, "closed")).get,
-    docOf: (getDesc(window, "document") || getDesc(Window.prototype, "document")).get,
+    // Where a browser lacks one of these, what uses it is left out (caught), never the clock.
+    timeline: typeof AnimationTimeline === "function" ? getDesc(AnimationTimeline.prototype, "currentTime") : undefined,
+    docTimeline: getterOf(Document.prototype, "timeline"),
+    closed: getterOf(window, "closed") || getterOf(Window.prototype, "closed"),
+    docOf: getterOf(window, "document") || getterOf(Window.prototype, "document"),
   };
   const call = (fn, self, ...args) => apply(fn, self, args);  // rest parameters use no iterator
   const push = (arr, v) => { arr[arr.length] = v; };
@@ -663,9 +665,14 @@
   if (up) {
     try {
       const me = document;
+      const alive = () => !call(N.closed, window) && call(N.docOf, window) === me;
       up.adopt({
-        alive() { return !call(N.closed, window) && call(N.docOf, window) === me; },
-        due(limit) { if (kids.length) pruneKids(); return firstDue(limit - S.offset) + S.offset; },
+        alive,
+        due(limit) {  // a document removed by a timer just run has none due
+          if (!alive()) return Infinity;
+          if (kids.length) pruneKids();
+          return firstDue(limit - S.offset) + S.offset;
+        },
         runOne(limit) { runFirst(limit - S.offset); },
         rafs(ft) { runRafs(ft - S.offset); },
       });

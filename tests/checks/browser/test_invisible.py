@@ -111,3 +111,24 @@ async def test_an_iframe_shares_the_page_clock(seen: dict[str, Any]) -> None:
     inner, outer = child["timeoutAt"]
     assert 99.9 <= inner <= 110, child  # its own time, from its own start
     assert child["rafs"] and abs(child["rafs"][0][0] - (child["rafs"][0][1] + 1000 / 60 - (outer - inner))) < 1, child
+
+
+async def test_an_iframe_page_plays_and_a_removed_one_stops(harness: BrowserHarness, tmp_path: Path) -> None:
+    """An iframe's own page (src=) animates in the page's frames; a removed iframe's timers stop."""
+    (tmp_path / "inner.html").write_text("""<!doctype html><script>
+      let n = 0; (function f() { parent.innerFrames = ++n; requestAnimationFrame(f); })();
+      </script>""", encoding="utf-8")
+    (tmp_path / "index.html").write_text("""<!doctype html><body><iframe src="inner.html"></iframe><script>
+      window.ticks = 0; window.innerFrames = 0;
+      const f = document.createElement('iframe'); document.body.appendChild(f);
+      f.contentWindow.setInterval(() => { ticks++; }, 50);
+      setTimeout(() => { window.atRemoval = ticks; f.remove(); }, 300);
+      </script></body>""", encoding="utf-8")
+    s = await harness.open(tmp_path, fps=60)
+    try:
+        await s.advance(1.0)
+        ticks, at_removal, inner = await s.eval("() => [ticks, atRemoval, innerFrames]")
+    finally:
+        await s.close()
+    assert at_removal >= 5 and ticks == at_removal, (ticks, at_removal)
+    assert inner >= 55, inner
