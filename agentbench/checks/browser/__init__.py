@@ -103,7 +103,7 @@ async def _load_check(ctx: ProbeContext) -> CheckResult:
             if how:
                 result = CheckResult(id="load", status="pass", evidence=result.evidence,
                                      data={**result.data, "woken_by": how}, duration_s=time.monotonic() - started,
-                                     detail=f"the page is blank until a person acts; after {how} it comes to life")
+                                     detail=f"the page is blank at first; after {how} it comes to life")
         return result
     except PageBroken as exc:
         return CheckResult(id="load", status="fail", detail=str(exc), data={"broken": True},

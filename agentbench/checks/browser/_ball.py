@@ -187,15 +187,21 @@ def _count(tracks: list[Track], colours: list[str]) -> CheckResult:
 
 
 async def _woken_by(ctx: ProbeContext) -> str | None:
-    """For a page blank at load: the input after which balls move (the spawn discovery), if any.
+    """For a page blank at load: what brings balls to life (the spawn discovery), if anything does.
 
-    Bounded: a discovery called off with the probes (their time limit) must not hold the load check.
+    The input a person gives (clicks on the arena, a Start button ...), or a moment's wait when
+    the balls come on their own after the first second. Bounded: a discovery called off with
+    the probes (their time limit) must not hold the load check.
     """
     try:
         spawn = await asyncio.wait_for(asyncio.shield(shared_spawn(ctx)), WOKEN_WAIT_S)
     except TimeoutError:
         return None
-    return spawn.name if spawn is not None else None
+    if spawn is None:
+        return None
+    if spawn.name is None:
+        return f"a wait of {TRY_S:g} s" if not spawn.tried else None  # moved with no input at all
+    return spawn.name
 
 
 @task_probes("ball", load_run=LoadRun(every=CAP, track_bodies=EVERY, woken_by=_woken_by))
