@@ -343,17 +343,29 @@ class Contacts:
         return self._solid
 
     def touched(self, k: int, t_from: float, t_to: float) -> bool:
-        """Whether ball ``k`` hit another between ``t_from`` and ``t_to`` (ms)."""
+        """Whether ball ``k`` hit another between ``t_from`` and ``t_to`` (ms).
+
+        Samples are frames apart and a fast hit lasts one frame: balls drawn within their
+        relative step since the previous sample of touching (the step is how far the gap can
+        have closed in between) count as a hit.
+        """
         if not self.solid:
             return False
+        prev: float | None = None
         for t, (x, y, r) in self.at[k].items():
             if t_from <= t <= t_to:
                 for other in self.drawn.get(t, ()):
                     if other == k:
                         continue
                     xo, yo, ro = self.at[other][t]
-                    if (xo - x) ** 2 + (yo - y) ** 2 <= (r + ro + SEEN_PX) ** 2:
+                    step = 0.0
+                    if prev is not None and prev in self.at[other]:
+                        px, py, _ = self.at[k][prev]
+                        qx, qy, _ = self.at[other][prev]
+                        step = (((x - xo) - (px - qx)) ** 2 + ((y - yo) - (py - qy)) ** 2) ** 0.5
+                    if (xo - x) ** 2 + (yo - y) ** 2 <= (r + ro + SEEN_PX + step) ** 2:
                         return True
+            prev = t
         return False
 
 

@@ -181,6 +181,16 @@ async def test_balls_that_pass_through_each_other_do_not_collide() -> None:
     assert touching.solid and touching.touched(0, 0, 500)
 
 
+async def test_a_hit_between_two_samples_is_a_hit() -> None:
+    """Head-on at 600 px/s: drawn 50 px apart, then 40 apart receding; they met in between."""
+    times = [0.0, 50.0, 100.0, 150.0]
+    a = Track(pts=[(t, x, 300) for t, x in zip(times, [100, 115, 95, 80], strict=True)], rs=[10] * 4, r=10)
+    b = Track(pts=[(t, x, 300) for t, x in zip(times, [195, 165, 135, 150], strict=True)], rs=[10] * 4, r=10)
+    assert Contacts([a, b]).touched(0, 0, 150)
+    far = Track(pts=[(t, 300, 100) for t in times], rs=[10] * 4, r=10)
+    assert not Contacts([a, far]).touched(0, 0, 150)
+
+
 async def test_a_frame_past_the_edge_is_not_seen_but_a_lasting_one_is() -> None:
     times = [50.0 * k for k in range(20)]
     ys = [200.0] * 20
