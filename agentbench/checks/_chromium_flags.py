@@ -15,6 +15,10 @@ CHROMIUM_ARGS = [
     "--disable-sync", "--no-first-run", "--disable-quic", "--mute-audio",
     "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
     "--disable-backgrounding-occluded-windows",
+    # A scroll (Space on a page that does not prevent it) jumps at once: smooth scrolling animates
+    # on the compositor in wall-clock time, outside the virtual clock, so two runs of one script
+    # would show the page at different offsets.
+    "--disable-smooth-scrolling",
     # Nothing leaves the machine even where routing cannot see it (WebSockets, WebRTC).
     "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
