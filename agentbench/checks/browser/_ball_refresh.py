@@ -75,8 +75,18 @@ async def speed_ratio(ctx: ProbeContext, spawn: Spawn) -> tuple[float | None, fl
     return v60, v240
 
 
-def flight_ratio(ctx: ProbeContext, t_from: float) -> tuple[float, float] | None:
-    """The balls' median speed before their first contact (px per virtual s) at 60 and 240 Hz.
+def _counts(log: list) -> list[int]:
+    """How many bodies a run drew at 0.5, 1, 1.5 and 2 virtual s (0 before its first sample)."""
+    out = []
+    for t in (0.5, 1.0, 1.5, 2.0):
+        drawn = [len(b) for tm, b, _ in log if tm <= t * 1000]
+        out.append(drawn[-1] if drawn else 0)
+    return out
+
+
+def flight_ratio(ctx: ProbeContext, t_from: float) -> tuple[float, float, int, int] | None:
+    """The balls' median speed before their first contact (px per virtual s) at 60 and 240 Hz,
+    and how many bodies each run drew where the two runs differ most in that (0.5 s to 2 s).
 
     From the bodies the pixel runs logged, from ``t_from`` (virtual s) to the end of the 240 Hz run.
     """
@@ -85,13 +95,15 @@ def flight_ratio(ctx: ProbeContext, t_from: float) -> tuple[float, float] | None
         return None
     got = []
     for fps in (60, 240):
-        log = logs[fps]
+        log = [e for e in logs[fps] if e[0] <= T240 * 1000]
         size = next((s for _, _, s in reversed(log) if s), None) or (800, 600)
         v = flight_speeds(balls(follow([(t, b) for t, b, _ in log], size)), t_from * 1000 - 1, T240 * 1000)
         if not v:
             return None
         got.append(statistics.median(v))
-    return got[0], got[1]
+    pairs = [(a, b) for a, b in zip(_counts(logs[60]), _counts(logs[240]), strict=True) if a and b]
+    n60, n240 = max(pairs, key=lambda p: max(p) / min(p), default=(0, 0))
+    return got[0], got[1], n60, n240
 
 
 def _by_flight(ctx: ProbeContext, result: CheckResult) -> CheckResult:
@@ -105,13 +117,18 @@ def _by_flight(ctx: ProbeContext, result: CheckResult) -> CheckResult:
     speeds_ = flight_ratio(ctx, 0.0)
     if speeds_ is None:
         return result
-    v60, v240 = speeds_
+    v60, v240, n60, n240 = speeds_
     ratio = v240 / v60
-    data = {**result.data, "flight_60hz": round(v60), "flight_240hz": round(v240), "flight_ratio": round(ratio, 2)}
+    data = {**result.data, "flight_60hz": round(v60), "flight_240hz": round(v240), "flight_ratio": round(ratio, 2),
+            "balls_60hz": n60, "balls_240hz": n240}
     seen = f"before their first contact the balls fly at {v60:.0f} px/s at 60 Hz and {v240:.0f} px/s at 240 Hz"
     evidence = [Evidence(kind="value", label="balls' median speed before their first contact at 60 / 240 Hz (px/s)",
                          value=[round(v60), round(v240)]), *result.evidence]
     verdict = speed_verdict(ratio)
+    if verdict == "same" and speed_verdict(max(n60, 1) / max(n240, 1)) == "different":
+        return CheckResult(id=result.id, status="fail", evidence=evidence, data=data,
+                           detail=f"{seen}, but at the same moment the 240 Hz display shows {n240} balls where "
+                           f"60 Hz shows {n60}: balls are added per frame, not per second")
     if verdict == "same":
         return CheckResult(id=result.id, status="pass", evidence=evidence, data=data,
                            detail=f"{seen}: the same speed on both displays (the pictures drift apart later, "

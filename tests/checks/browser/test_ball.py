@@ -44,7 +44,8 @@ REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.htm
            "decorated_layers.html": "pass", "dom_balls.html": "pass", "svg_framelocked_escape.html": "fail",
            "shaded_highlight.html": "pass", "click_to_drop.html": "pass", "hold_spawn_framelocked.html": "fail",
            # Colliding balls drift apart at two step sizes (chaos): judged by their free flight.
-           "crowd_dt.html": "pass", "crowd_framelocked.html": "fail", "edge_flicker.html": "pass"}
+           "crowd_dt.html": "pass", "crowd_framelocked.html": "fail", "edge_flicker.html": "pass",
+           "spawn_per_frame_dt.html": "fail"}  # time-based flight, but a new ball every frame
 BALLS = {"decorated_layers.html": 3, "dom_balls.html": 4, "timer_fixed.html": 5, "shaded_highlight.html": 5,
          "sprite_balls.html": 5}
 SPAWNED = {"click_to_drop.html": "clicks on the arena", "hold_spawn_framelocked.html": "clicks on the arena",
@@ -119,6 +120,8 @@ async def test_chaos_is_judged_by_free_flight(runs: GameRuns) -> None:
     good, bad = await runs.refresh("crowd_dt.html"), await runs.refresh("crowd_framelocked.html")
     assert 0.75 <= good.data["flight_ratio"] <= 1.35 and "first contact" in good.detail, explain(good)
     assert bad.data["flight_ratio"] > 3, explain(bad)
+    pour = await runs.refresh("spawn_per_frame_dt.html")  # flies alike, but 4x the balls at 240 Hz
+    assert "added per frame" in pour.detail, explain(pour)
 
 
 @pytest.mark.parametrize(("name", "woken_by"), [("click_blank.html", "clicks on the arena"),
