@@ -2,8 +2,11 @@
 
 The game is started the way a person finds (``_start``); its run with no further input is the
 baseline B. A flap run F replays the same start and taps Space (else clicks) a few times: the
-bird is what diverges from B right after the first tap, and it must rise. B is then played on to
-its end (``_flappy_over``): a game-over message, a reload, a frozen screen. When F falls back
+bird is what diverges from B after the first tap, and it must rise. B is then played on to its end
+(``_flappy_over``): play stops and something new stays (a panel, a sprite, text in any language),
+or the page reloads, or play stops with nothing new. A B that never stops may be a ready state
+("Get Ready", the bird bobbing until the first flap): F, one flap and then no input, shows the
+end. Restart is tried wherever play ended. When F falls back
 onto exactly B's course after its taps while B still plays, the bird's fall was stopped short of
 the ground without ending the game: falling does not end it. All input is real (keyboard and mouse,
 held as a person holds them); the bird is never looked up in game variables.
