@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, field
 
 from .._model import CheckResult
-from ._flappy_end import SETTLE, Screen, busy, calm, settled
+from ._flappy_end import SETTLE, Screen, Settled, busy, calm, settled
+from ._imaging import Image
 from ._play import Run, differs
 
 __all__ = ["GAME_OVER_RE", "Over", "frozen_for", "over_since", "restart", "watch_over"]
@@ -73,12 +74,12 @@ def frozen_for(run: Run) -> float:
     """How long (virtual s) the screen has not changed at the end of the run so far."""
     i = run.last_index()
     j = i
-    while j > 0 and run.code(j - 1) is not None and not differs(run.code(j - 1), run.code(j)):  # type: ignore[arg-type]
+    while j > 0 and run.code(j - 1) is not None and not differs(run.code(j - 1), run.code(j)):
         j -= 1
     return (i - j) * run.every
 
 
-def _images(run: Run) -> dict[int, object]:
+def _images(run: Run) -> dict[int, Image]:
     return {i: f.image for i, f in run.frames.items()}
 
 
@@ -103,9 +104,9 @@ async def watch_over(run: Run, t0: float, limit: float) -> Over:
         if run.reloads:
             over.reloaded_at = run.reloads[0]
             return over
-        got = settled(_images(run), run.every, t0, run.now, screen)  # type: ignore[arg-type]
+        got = settled(_images(run), run.every, t0, run.now, screen)
         if got is None and words_at is not None:
-            got = settled(_images(run), run.every, t0, run.now, screen, quiet=WORDS_QUIET)  # type: ignore[arg-type]
+            got = settled(_images(run), run.every, t0, run.now, screen, quiet=WORDS_QUIET)
         if got is not None:
             at, how = _what_is_new(run, got, polls, await run.session.texts(), t0, words_at)
             if at is not None:
@@ -114,7 +115,7 @@ async def watch_over(run: Run, t0: float, limit: float) -> Over:
                 return over
             over.still_at = got.quiet_from
         elif words_at is not None and run.now >= words_at + WORDS_STILL - 1e-9 and calm(
-                _images(run), run.every, t0, words_at, words_at + WORDS_STILL, screen, WORDS_QUIET):  # type: ignore[arg-type]
+                _images(run), run.every, t0, words_at, words_at + WORDS_STILL, screen, WORDS_QUIET):
             over.at, over.how = words_at, "a game-over message on the stopped game"
             await run.advance(0.5)
             return over
@@ -134,17 +135,17 @@ def _decorated(run: Run, t0: float, screen: Screen) -> bool:
     """The screen changed about as much before the start as in play (random shake, twinkling stars
     drawn every frame): its pixels cannot show play stopping, so the words must."""
     frames = _images(run)
-    before = busy(frames, run.every, 0.0, t0 - 0.1, screen)  # type: ignore[arg-type]
-    return before > 0 and before >= 0.5 * busy(frames, run.every, t0 + 0.1, run.now, screen)  # type: ignore[arg-type]
+    before = busy(frames, run.every, 0.0, t0 - 0.1, screen)
+    return before > 0 and before >= 0.5 * busy(frames, run.every, t0 + 0.1, run.now, screen)
 
 
-def _what_is_new(run: Run, got: object, polls: list[tuple[float, set[str]]],
+def _what_is_new(run: Run, got: Settled, polls: list[tuple[float, set[str]]],
                  texts: list[tuple[str, float, float, int]], t0: float, words_at: float | None,
                  ) -> tuple[float | None, str]:
     """(when, what) something new showed on the settled screen ``got``, else (None, "")."""
-    quiet_from = got.quiet_from  # type: ignore[attr-defined]
-    if got.new_at is not None:  # type: ignore[attr-defined]
-        return got.new_at, f"a new picture ({got.new_share:.0%} of the game) stays on the stopped game"  # type: ignore[attr-defined]
+    quiet_from = got.quiet_from
+    if got.new_at is not None:
+        return got.new_at, f"a new picture ({got.new_share:.0%} of the game) stays on the stopped game"
     played = set().union(*(lines for t, lines in polls if t < quiet_from - 0.05))
     fresh = [line for line in polls[-1][1] if line not in played] if polls else []
     if fresh and any(t < quiet_from - 0.05 for t, _ in polls):
@@ -175,7 +176,7 @@ async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str) -> tup
     def changes() -> int:
         return sum(1 for i in range(start_i + 1, run.last_index() + 1)
                    if run.code(i - 1) is not None and run.code(i) is not None
-                   and differs(run.code(i - 1), run.code(i)))  # type: ignore[arg-type]
+                   and differs(run.code(i - 1), run.code(i)))
 
     while run.now < end - 1e-9 and not run.broken:
         await run.advance(max(0.0, min(next_flap, end) - run.now))
