@@ -79,6 +79,8 @@ class PageSession:
         self.frame = 0
         self.errors: list[str] = []
         self.dialogs: list[str] = []
+        self._dialog_doc: str | None = None  # the clock document whose dialogs were read last
+        self._dialogs_read = 0  # how many of its dialogs
         self.confirm = False  # confirm() answered OK (True) or Cancel, in every document (see _clock.js)
         self.blocked: list[str] = []
         self.hung = False
@@ -197,7 +199,7 @@ class PageSession:
         except (TimeoutError, PlaywrightError, CheckError, _WorldGone, KeyError, TypeError, ValueError):
             return
         if isinstance(state, dict):
-            self._note_dialogs(state.get("dialogs"))
+            self._note_dialogs(state.get("dialogs"), state.get("id"))
 
     async def _terminate(self) -> None:
         if self._cdp is None:
@@ -412,7 +414,7 @@ class PageSession:
                 if res.get("trackSize"):
                     self.track_size = (int(res["trackSize"][0]), int(res["trackSize"][1]))
                 self.frame, cap_index = int(res["frame"]), int(res["capIndex"])
-                self._note_dialogs(res.get("dialogs"))
+                self._note_dialogs(res.get("dialogs"), res.get("doc"))
                 raw, offset = unpack(res["data"]), 0
                 for cap in res["captures"]:
                     t = cap["frame"] * 1000.0 / self.fps
@@ -514,7 +516,7 @@ class PageSession:
     async def refresh(self) -> None:
         """Pull dialogs recorded by the page since the last advance."""
         state = await self._clock("state")
-        self._note_dialogs(state.get("dialogs"))
+        self._note_dialogs(state.get("dialogs"), state.get("id"))
         for url in state.get("opened", []):
             self.record_blocked(f"window.open {url}")
 
@@ -524,8 +526,13 @@ class PageSession:
             self.blocked.append(url)
             self.harness.blocked.append(url)
 
-    def _note_dialogs(self, dialogs: list[str] | None) -> None:
-        for text in (dialogs or [])[len(self.dialogs):]:
+    def _note_dialogs(self, dialogs: list[str] | None, doc: str | None = None) -> None:
+        """Record the dialogs of the clock's document ``doc`` not seen yet (each document counts its own)."""
+        if doc is not None and doc != self._dialog_doc:
+            self._dialog_doc, self._dialogs_read = doc, 0
+        fresh = (dialogs or [])[self._dialogs_read:]
+        self._dialogs_read += len(fresh)
+        for text in fresh:
             self.dialogs.append(text)
             self.harness.dialogs.append(text)
 

@@ -473,7 +473,7 @@ globalThis.__abView = ((cfg) => {
       const data = raws.length ? await pack(raws) : "";
       const state = clock("state");
       return { frame, now: frameTime(frame), captures: out, data, capIndex,
-        dialogs: state === NO_CLOCK ? [] : state.dialogs, tracks,
+        dialogs: state === NO_CLOCK ? [] : state.dialogs, doc: state === NO_CLOCK ? null : state.id, tracks,
         trackSize: trackCanvas ? trackSize(trackCanvas) : null };
     },
     async capture() {

@@ -155,6 +155,20 @@ async def test_real_keyboard_and_mouse_reach_the_page(harness: BrowserHarness, t
         await s.close()
 
 
+async def test_dialogs_of_every_document_are_recorded(harness: BrowserHarness, tmp_path: Path) -> None:
+    """A reloaded document's dialogs are its own: none is lost because an earlier document had some."""
+    folder = page(tmp_path, "<script>const n = +(localStorage.getItem('n') || 0) + 1; localStorage.setItem('n', n);"
+                            "setTimeout(() => alert('doc ' + n), 100); if (n === 1) setTimeout(() => location.reload(), 300)</script>")
+    s = await harness.open(folder)
+    try:
+        await s.advance(0.2)  # doc 1's alert is read, then the page reloads itself
+        while len(s.dialogs) < 2 and s.now_ms < 3000:  # virtual time: the reload and doc 2's alert
+            await s.advance(0.25)
+        assert s.dialogs == ["alert: doc 1", "alert: doc 2"]
+    finally:
+        await s.close()
+
+
 async def test_reload_keeps_storage_and_the_clock(harness: BrowserHarness, tmp_path: Path) -> None:
     """As in a browser: a reload keeps storage, the new document's performance.now starts at 0 and
     Date goes on; the session's frames go on too."""
