@@ -158,7 +158,8 @@ async def test_real_keyboard_and_mouse_reach_the_page(harness: BrowserHarness, t
 async def test_dialogs_of_every_document_are_recorded(harness: BrowserHarness, tmp_path: Path) -> None:
     """A reloaded document's dialogs are its own: none is lost because an earlier document had some."""
     folder = page(tmp_path, "<script>const n = +(localStorage.getItem('n') || 0) + 1; localStorage.setItem('n', n);"
-                            "setTimeout(() => alert('doc ' + n), 100); if (n === 1) setTimeout(() => location.reload(), 300)</script>")
+                            "setTimeout(() => alert('doc ' + n), 100);"
+                            "if (n === 1) setTimeout(() => location.reload(), 300)</script>")
     s = await harness.open(folder)
     try:
         await s.advance(0.2)  # doc 1's alert is read, then the page reloads itself
