@@ -75,7 +75,8 @@ async def test_readings_come_from_where_the_page_cannot_forge_them(harness: Brow
       const strip = (s) => String(s).replace(/NaN/g, '1.5');
       for (const [proto, name] of [[HTMLElement.prototype, 'innerText'], [Node.prototype, 'textContent']]) {
         const d = Object.getOwnPropertyDescriptor(proto, name);
-        Object.defineProperty(proto, name, { get() { return strip(d.get.call(this)); }, set: d.set, configurable: true });
+        Object.defineProperty(proto, name,
+                              { get() { return strip(d.get.call(this)); }, set: d.set, configurable: true });
       }
       Object.prototype.toJSON = function () { return 'forged'; };
       const g = document.querySelector('canvas').getContext('2d');
