@@ -433,6 +433,13 @@ globalThis.__abView = ((cfg) => {
       let frame = S.frame;
       try {
         while (frame < toFrame) {
+          // A clip that plays must know its length before time goes on (its end is a timer): wait
+          // for its metadata, a condition bounded by ~3 s of real time.
+          for (let spin = 0; spin < 300; spin++) {
+            const pending = clock("mediaPending");
+            if (typeof pending !== "number" || pending === 0) break;
+            await new Promise((r) => setTimeout(r, 10));
+          }
           const started = clock("frame", frame + 1, expectId);
           if (started === NO_CLOCK) return { noClock: true };
           if (started.stale) return { stale: true };

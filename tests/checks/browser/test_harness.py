@@ -155,6 +155,41 @@ async def test_real_keyboard_and_mouse_reach_the_page(harness: BrowserHarness, t
         await s.close()
 
 
+def _wav(path: Path, seconds: float) -> None:
+    import wave
+
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(8000)
+        w.writeframes(b"\0\0" * round(8000 * seconds))
+
+
+async def test_sound_plays_on_the_virtual_clock(harness: BrowserHarness, tmp_path: Path) -> None:
+    """A clip's `ended` comes its length later in virtual time, however busy the machine: a game that
+    shows its end screen when the crash sound ends is judged the same on every machine."""
+    _wav(tmp_path / "hit.wav", 0.5)
+    folder = page(tmp_path, "<script>window.log = []; const a = new Audio('hit.wav');"
+                            "setTimeout(() => { log.push(['play', performance.now(), a.paused]); a.play(); }, 200);"
+                            "a.addEventListener('ended', () => log.push(['ended', performance.now(), a.paused,"
+                            " a.currentTime]));</script>")
+    seen = []
+    for _ in range(2):
+        s = await harness.open(folder)
+        try:
+            await s.advance(0.6)
+            mid = await s.eval("() => [a.paused, a.ended, a.currentTime]")
+            await s.advance(0.5)
+            seen.append((mid, await s.eval("() => log")))
+        finally:
+            await s.close()
+    assert seen[0] == seen[1]  # reproducible
+    (paused, ended, at), log = seen[0]
+    assert paused is False and ended is False and abs(at - 0.4) < 0.02  # 0.4 s into the clip at 0.6 s
+    assert log[0][:1] == ["play"] and log[1][0] == "ended"
+    assert abs(log[1][1] - 700) < 1 and log[1][2] is True and abs(log[1][3] - 0.5) < 1e-6
+
+
 async def test_dialogs_of_every_document_are_recorded(harness: BrowserHarness, tmp_path: Path) -> None:
     """A reloaded document's dialogs are its own: none is lost because an earlier document had some."""
     folder = page(tmp_path, "<script>const n = +(localStorage.getItem('n') || 0) + 1; localStorage.setItem('n', n);"
