@@ -201,19 +201,6 @@ const AB = (() => {
     return { text: document.body.innerText || "", values, field: skip ? skip.value : null };
   }
 
-  // Every word a person could read or pick on the page, hidden parts and option lists included:
-  // where none of them names a unit, the page does not offer it (absent, not "not found").
-  function wordsOnPage() {
-    const bits = [document.title, document.body.innerText || "", document.body.textContent || ""];
-    for (const o of document.querySelectorAll("option")) bits.push(o.text, o.value);
-    for (const el of document.querySelectorAll("[aria-label], [title], [placeholder], input[value], [data-unit]")) {
-      bits.push(el.getAttribute("aria-label") || "", el.getAttribute("title") || "",
-        el.getAttribute("placeholder") || "", el.getAttribute("data-unit") || "",
-        el.tagName === "INPUT" && /^(button|submit|radio|checkbox)$/i.test(el.type) ? el.value : "");
-    }
-    return bits.join("\n").slice(0, 200000);
-  }
-
   // Which of these elements a person can see now (a form hidden after Convert, until Reset).
   const shownNow = (arg) => arg.paths.map((p) => visible(byPath(p)));
 
@@ -247,6 +234,6 @@ const AB = (() => {
     return frames;
   };
 
-  return { convControls, snapshot, contextOf, pageText, wordsOnPage, shownNow, animating, painted,
+  return { convControls, snapshot, contextOf, pageText, shownNow, animating, painted,
     _deep: { parentOf, tagOf, path, byPath } };  // shared with _explore.js
 })();
