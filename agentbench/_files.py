@@ -345,39 +345,17 @@ def tree_digest(root: Path, *, limits: FileLimits = DEFAULT_LIMITS) -> bytes:
 
     digest = hashlib.sha256()
     budget = _Budget(limits, str(root))
-
-    def walk(dfd: int, prefix: str, depth: int) -> None:
-        if depth > limits.depth:
-            return
-        with os.scandir(dfd) as entries:
-            names = sorted(e.name for e in entries)
-        for name in names:
-            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-            if _why_not(st) is not None:
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                child = _open_dir(name, dfd)
-                try:
-                    walk(child, prefix + name + "/", depth + 1)
-                finally:
-                    os.close(child)
-                continue
-            if st.st_size > limits.file_bytes:
+    try:
+        for rel, size in plain_files(root, limits=limits):
+            if size > limits.file_bytes:
                 continue
             budget.file()
-            budget.add(st.st_size)
-            fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW, dir_fd=dfd)
-            with os.fdopen(fd, "rb") as fh:
-                digest.update((prefix + name).encode("utf-8", "surrogateescape") + b"\0")
+            budget.add(size)
+            with open_regular(root, rel, max_bytes=limits.file_bytes) as (fh, _size):
+                digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
                 digest.update(fh.read(limits.file_bytes + 1))
-
-    top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        walk(top, "", 0)
     except (ArtefactError, OSError):
         pass  # over a cap or unreadable: the digest of what was read
-    finally:
-        os.close(top)
     return digest.digest()
 
 
