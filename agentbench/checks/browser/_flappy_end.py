@@ -58,6 +58,19 @@ class Screen:
         return c
 
 
+def _steps(frames: dict[int, Image], idx: list[int], screen: Screen) -> tuple[list[int], dict[int, int],
+                                                                              dict[int, int], Coder]:
+    """Of the captures ``idx`` (grid indices), those of the last one's size, their codes, and the change
+    of each step from the capture before it."""
+    size = (frames[idx[-1]].width, frames[idx[-1]].height)
+    idx = [i for i in idx if (frames[i].width, frames[i].height) == size]
+    codes = {i: screen.code(i, frames[i]) for i in idx}
+    coder = screen.coder
+    assert coder is not None
+    change = {i: coder.differ(codes[i - 1], codes[i]) for i in idx if i - 1 in codes}
+    return idx, codes, change, coder
+
+
 def settled(frames: dict[int, Image], every: float, t0: float, now: float, screen: Screen, *,
             quiet: float = 0.0) -> Settled | None:
     """The settled end of a run's captures up to ``now``, or None while the screen is still in play.
@@ -69,14 +82,12 @@ def settled(frames: dict[int, Image], every: float, t0: float, now: float, scree
         return None
     end = frames[last]
     lo = round((t0 + 0.1) / every)
-    idx = [i for i in range(lo, last + 1) if i in frames and (frames[i].width, frames[i].height) ==
-           (end.width, end.height)]
+    idx = [i for i in range(lo, last + 1) if i in frames]
     if len(idx) < round((SETTLE + 0.5) / every):
         return None
-    codes = {i: screen.code(i, frames[i]) for i in idx}
-    coder = screen.coder
-    assert coder is not None
-    change = {i: coder.differ(codes[i - 1], codes[i]) for i in idx if i - 1 in codes}
+    idx, codes, change, coder = _steps(frames, idx, screen)
+    if len(idx) < round((SETTLE + 0.5) / every):
+        return None
     if not change:
         return None
     # How much of the screen play changes within SETTLE s at its busiest, and the trailing stretch
@@ -154,12 +165,7 @@ def busy(frames: dict[int, Image], every: float, lo: float, hi: float, screen: S
     idx = [i for i in range(round(lo / every), round(hi / every) + 1) if i in frames]
     if len(idx) < 2:
         return 0.0
-    size = (frames[idx[-1]].width, frames[idx[-1]].height)
-    idx = [i for i in idx if (frames[i].width, frames[i].height) == size]
-    codes = {i: screen.code(i, frames[i]) for i in idx}
-    coder = screen.coder
-    assert coder is not None
-    change = {i: coder.differ(codes[i - 1], codes[i]) for i in idx if i - 1 in codes}
+    _idx, _codes, change, coder = _steps(frames, idx, screen)
     return _busiest(change, round(SETTLE / every)) / coder.n if change else 0.0
 
 
@@ -204,12 +210,7 @@ def calm(frames: dict[int, Image], every: float, t0: float, lo: float, hi: float
     idx = [i for i in range(round((t0 + 0.1) / every), round(hi / every) + 1) if i in frames]
     if len(idx) < 4:
         return False
-    size = (frames[idx[-1]].width, frames[idx[-1]].height)
-    idx = [i for i in idx if (frames[i].width, frames[i].height) == size]
-    codes = {i: screen.code(i, frames[i]) for i in idx}
-    coder = screen.coder
-    assert coder is not None
-    change = {i: coder.differ(codes[i - 1], codes[i]) for i in idx if i - 1 in codes}
+    _idx, _codes, change, coder = _steps(frames, idx, screen)
     busiest = _busiest(change, round(SETTLE / every))
     u = 0
     for i in range(round(lo / every) + 1, round(hi / every) + 1):
