@@ -496,12 +496,19 @@
   }, "currentTime");
   accessor("currentTime", M.time, timeAccess.get, timeAccess.set);
   // Clips that play with their length not yet known and still loading: the harness waits for them.
+  // Each report of "still loading" buys the harness ~10 ms of real waiting: a clip is waited for at
+  // most MEDIA_WAITS times and a document at most MEDIA_WAITS_ALL in all (~2 s, well inside the
+  // harness's 5 s limit on one step), so a source that never loads (an empty MediaSource) costs a
+  // moment once, not seconds every frame, and never makes the page look hung.
+  const MEDIA_WAITS = 150, MEDIA_WAITS_ALL = 200;
+  let mediaWaits = 0;
   function mediaPending() {
     let n = 0;
     for (let i = 0; i < playing.length; i++) {
       const rec = playing[i];
       if (durationOf(rec.el) === durationOf(rec.el)) { arm(rec); continue; }
       if (call(M.error, rec.el) || call(M.net, rec.el) === 3) continue;  // no source: never ends, as in a browser
+      if ((rec.waits = (rec.waits || 0) + 1) > MEDIA_WAITS || ++mediaWaits > MEDIA_WAITS_ALL) continue;
       if (call(M.ready, rec.el) === 0 && call(M.net, rec.el) === 0) { try { call(M.load, rec.el); } catch (e) { /* */ } }
       n++;
     }

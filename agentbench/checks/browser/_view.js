@@ -434,7 +434,7 @@ globalThis.__abView = ((cfg) => {
       try {
         while (frame < toFrame) {
           // A clip that plays must know its length before time goes on (its end is a timer): wait
-          // for its metadata, a condition bounded by ~3 s of real time.
+          // for its metadata, a condition bounded by the clock (~2 s of real time in all per document).
           for (let spin = 0; spin < 300; spin++) {
             const pending = clock("mediaPending");
             if (typeof pending !== "number" || pending === 0) break;

@@ -190,6 +190,21 @@ async def test_sound_plays_on_the_virtual_clock(harness: BrowserHarness, tmp_pat
     assert abs(log[1][1] - 700) < 1 and log[1][2] is True and abs(log[1][3] - 0.5) < 1e-6
 
 
+async def test_a_clip_that_never_loads_is_waited_for_once_not_every_frame(harness: BrowserHarness,
+                                                                          tmp_path: Path) -> None:
+    """An empty MediaSource never gives its length: the harness waits for it a bounded time once; the
+    page's time goes on frame after frame (a hostile page cannot stall the check into an `error`)."""
+    folder = page(tmp_path, "<script>const a = new Audio(); a.src = URL.createObjectURL(new MediaSource());"
+                            "window.frames_ = 0; (function f() { frames_++; requestAnimationFrame(f); })();"
+                            "setTimeout(() => a.play(), 100);</script>")
+    s = await harness.open(folder)
+    try:
+        await s.advance(2.0)
+        assert await s.eval("() => [a.paused, a.ended, frames_ >= 115]") == [False, False, True]
+    finally:
+        await s.close()
+
+
 async def test_dialogs_of_every_document_are_recorded(harness: BrowserHarness, tmp_path: Path) -> None:
     """A reloaded document's dialogs are its own: none is lost because an earlier document had some."""
     folder = page(tmp_path, "<script>const n = +(localStorage.getItem('n') || 0) + 1; localStorage.setItem('n', n);"
