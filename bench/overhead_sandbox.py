@@ -14,7 +14,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from agentbench.checks._syntax import check_syntax
+from agentbench.checks.static._syntax import check_syntax
 from agentbench.sandbox import DockerSandbox, SandboxLimits
 
 PAGE = "<!doctype html><body><canvas></canvas>\n<script>\nlet t = 0;\nfunction f() { t++; }\n</script>\n" \

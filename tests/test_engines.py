@@ -169,7 +169,7 @@ async def test_a_run_spread_over_two_engines_gives_the_results_of_one(tmp_path: 
 
 @pytest.mark.docker
 async def test_checks_sandbox_goes_to_the_cells_engine(tmp_path: Path, second_engine) -> None:
-    from agentbench.checks._syntax import check_syntax
+    from agentbench.checks.static._syntax import check_syntax
 
     pool = await open_pool([EngineConfig(name="second", address=second_engine.address)])
     (engine,) = pool.engines

@@ -33,8 +33,8 @@ from ..config import project_root
 from ..errors import ArtefactError, TaskError
 from ..tasks import Task, load_task, read_task_toml
 from ._model import CheckResult
-from ._source import Source
-from ._static import DETECTORS, match_patterns
+from .static._source import Source
+from .static._static import DETECTORS, match_patterns
 
 __all__ = [
     "Checklist",

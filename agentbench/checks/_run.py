@@ -117,7 +117,7 @@ def _order(task: Task, checks: list[CheckResult]) -> list[CheckResult]:
 
 async def run_checks(task: Task, artefact_dir: Path, attempt_dir: Path, *, sandbox=None) -> CheckReport:
     """Mechanical check in a sandbox, then the browser probes; evidence goes to attempt_dir/evidence."""
-    from ._syntax import check_syntax  # docker only when checks actually run
+    from .static._syntax import check_syntax  # docker only when checks actually run
 
     started = time.monotonic()
     # Loaded before any check runs: a malformed checklist is an error now, not after the probes.

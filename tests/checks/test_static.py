@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agentbench.checks._source import Source, blank_js
-from agentbench.checks._static import DETECTORS, match_patterns, run_detector
+from agentbench.checks.static._source import Source, blank_js
+from agentbench.checks.static._static import DETECTORS, match_patterns, run_detector
 
 DEMO = Path(__file__).resolve().parents[2] / "agentbench" / "models" / "demo_data"
 FIXTURES = Path(__file__).parent / "fixtures_checklist"

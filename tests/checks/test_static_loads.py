@@ -14,10 +14,10 @@ import pytest
 
 from agentbench.checks import CheckResult
 from agentbench.checks._checklist import evaluate_checklist, load_checklist
-from agentbench.checks._loads import import_specs, page_scripts, resolve_url, script_tags
-from agentbench.checks._source import Source, blank_js
-from agentbench.checks._static import run_detector
-from agentbench.checks._syntax import _collect
+from agentbench.checks.static._loads import import_specs, page_scripts, resolve_url, script_tags
+from agentbench.checks.static._source import Source, blank_js
+from agentbench.checks.static._static import run_detector
+from agentbench.checks.static._syntax import _collect
 
 FIXTURES = Path(__file__).parent / "fixtures_static"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentbench.checks._syntax import check_syntax
+from agentbench.checks.static._syntax import check_syntax
 from agentbench.sandbox import IMAGE_TAG, DockerSandbox, build_image, image_exists
 
 

@@ -33,8 +33,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-from .._files import read_bytes, safe_parts
-from ..errors import ArtefactError
+from ..._files import read_bytes, safe_parts
+from ...errors import ArtefactError
 from ._jstext import blank_js
 
 __all__ = ["PageScripts", "Script", "ScriptTag", "Skipped", "import_specs", "page_scripts", "resolve_url",

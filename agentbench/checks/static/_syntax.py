@@ -22,8 +22,8 @@ from agentbench._files import lookup
 from agentbench.errors import AgentbenchError, SandboxError
 from agentbench.sandbox import DockerSandbox, Sandbox, SandboxLimits
 
+from .._model import CheckResult, Evidence
 from ._loads import page_scripts
-from ._model import CheckResult, Evidence
 
 __all__ = ["check_syntax"]
 
