@@ -26,11 +26,12 @@ from ._refresh import INPUT_SCRIPTS, REFRESH_ADAPT, REFRESH_SCRIPT, InputStep, r
 from ._registry import LOAD_RUN_KEY, LOAD_RUNS, PROBES, ProbeContext, task_probes
 
 # Task probe modules register themselves on import; one missing or broken must not break the rest.
-for _name in ("_flappy", "_flappy_refresh", "_ball", "_ball_refresh", "_todo", "_converter"):
+for _name in ("agentbench.checks.flappy", f"{__name__}._ball", f"{__name__}._ball_refresh", f"{__name__}._todo",
+              f"{__name__}._converter"):
     try:
-        importlib.import_module(f"{__name__}.{_name}")
+        importlib.import_module(_name)
     except ImportError as _exc:  # pragma: no cover - depends on which helpers have delivered
-        if getattr(_exc, "name", "") != f"{__name__}.{_name}":
+        if getattr(_exc, "name", "") != _name:
             structlog.get_logger().warning("probe module failed to import", module=_name, error=str(_exc))
 
 __all__ = [

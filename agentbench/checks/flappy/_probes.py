@@ -18,13 +18,13 @@ import statistics
 import time
 
 from .._model import CheckResult, Evidence
-from ._flappy_over import Over, frozen_for, restart, watch_over
-from ._flappy_score import score_check, score_texts
-from ._imaging import Image, blobs, diff_mask, encode_png, filmstrip
-from ._play import CAP, Run, Step, close_all, diverged, moving
-from ._refresh import InputStep, refresh_input
-from ._registry import LoadRun, ProbeContext, task_probes
-from ._start import START_AT, Start, release_start, shared_start
+from ..browser._imaging import Image, blobs, diff_mask, encode_png, filmstrip
+from ..browser._play import CAP, Run, Step, close_all, diverged, moving
+from ..browser._refresh import InputStep, refresh_input
+from ..browser._registry import LoadRun, ProbeContext, task_probes
+from ..browser._start import START_AT, Start, release_start, shared_start
+from ._over import Over, frozen_for, restart, watch_over
+from ._score import score_check, score_texts
 
 __all__ = ["FLAP_SCRIPT", "flappy_probes", "locate_shift"]
 

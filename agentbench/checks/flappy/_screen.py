@@ -8,7 +8,7 @@ int and AND, OR and counting are single C operations however many pixels a captu
 
 from __future__ import annotations
 
-from ._imaging import Image
+from ..browser._imaging import Image
 
 __all__ = ["Coder", "code_of", "mask_bytes"]
 

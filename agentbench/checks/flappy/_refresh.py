@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 
 from .._model import CheckResult, Evidence
-from ._flappy_over import HINT_S, over_since
-from ._play import Run
-from ._refresh import REFRESH_ADAPT, REFRESH_SCRIPT, InputStep, Rerun
-from ._registry import ProbeContext
-from ._start import START_AT, Start, release_start, shared_start
+from ..browser._play import Run
+from ..browser._refresh import REFRESH_ADAPT, REFRESH_SCRIPT, InputStep, Rerun
+from ..browser._registry import ProbeContext
+from ..browser._start import START_AT, Start, release_start, shared_start
+from ._over import HINT_S, over_since
 
 __all__ = ["adapt_refresh", "crash_time", "flappy_script"]
 

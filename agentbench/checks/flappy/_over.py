@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, field
 
 from .._model import CheckResult
-from ._flappy_end import SETTLE, Screen, Settled, busy, calm, settled
-from ._imaging import Image
-from ._play import Run, differs
+from ..browser._imaging import Image
+from ..browser._play import Run, differs
+from ._end import SETTLE, Screen, Settled, busy, calm, settled
 
 __all__ = ["GAME_OVER_RE", "Over", "frozen_for", "over_since", "restart", "watch_over"]
 

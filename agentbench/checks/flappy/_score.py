@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from .._model import CheckResult
-from ._page import PageBroken
-from ._play import Run
+from ..browser._page import PageBroken
+from ..browser._play import Run
 
 __all__ = ["score_check", "score_texts", "score_value"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._flappy_screen import Coder, code_of, mask_bytes
-from ._imaging import Blob, Image, blobs
+from ..browser._imaging import Blob, Image, blobs
+from ._screen import Coder, code_of, mask_bytes
 
 __all__ = ["SETTLE", "Screen", "Settled", "busy", "calm", "settled"]
 
