@@ -8,9 +8,9 @@ import pytest
 import pytest_asyncio
 from _game_runs import FIXTURES, GameRuns, explain
 
+from agentbench.checks.ball._bodies import Contacts, Track, flight_speeds, out_of_bounds
+from agentbench.checks.ball._probes import _energy
 from agentbench.checks.browser import BrowserHarness, run_browser_checks_async
-from agentbench.checks.browser._ball import _energy
-from agentbench.checks.browser._bodies import Contacts, Track, flight_speeds, out_of_bounds
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
-from ._perception import SEEN_PX, SEEN_S, STILL_PX, lasts, overlap_seen, spells
+from ..browser._perception import SEEN_PX, SEEN_S, STILL_PX, lasts, overlap_seen, spells
 
 __all__ = ["Body", "Contacts", "Track", "at_rest", "balls", "bounces", "flight_speeds", "follow", "out_of_bounds",
            "rebounds", "riders", "speeds"]

@@ -16,12 +16,12 @@ import asyncio
 import time
 
 from .._model import CheckResult, Evidence
+from ..browser._imaging import encode_png, filmstrip
+from ..browser._perception import HEIGHT_SHARE, SEEN_PX, higher
+from ..browser._play import Run, Step, close_all, moving
+from ..browser._refresh import refresh_input
+from ..browser._registry import LoadRun, ProbeContext, task_probes
 from ._bodies import Contacts, Track, at_rest, balls, follow, out_of_bounds, rebounds
-from ._imaging import encode_png, filmstrip
-from ._perception import HEIGHT_SHARE, SEEN_PX, higher
-from ._play import Run, Step, close_all, moving
-from ._refresh import refresh_input
-from ._registry import LoadRun, ProbeContext, task_probes
 
 __all__ = ["Spawn", "ball_probes", "find_spawn", "shared_spawn"]
 

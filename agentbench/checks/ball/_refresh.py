@@ -18,13 +18,13 @@ import asyncio
 import statistics
 
 from .._model import CheckResult, Evidence
-from ._ball import EVERY, Spawn, shared_spawn
+from ..browser._page import PageSession
+from ..browser._perception import OTHER_SPEED, SAME_SPEED, speed_verdict
+from ..browser._play import Run
+from ..browser._refresh import OBSERVE_KEY, REFRESH_ADAPT, REFRESH_SCRIPT, T240, InputStep, Observe, Rerun
+from ..browser._registry import ProbeContext
 from ._bodies import balls, flight_speeds, follow, speeds
-from ._page import PageSession
-from ._perception import OTHER_SPEED, SAME_SPEED, speed_verdict
-from ._play import Run
-from ._refresh import OBSERVE_KEY, REFRESH_ADAPT, REFRESH_SCRIPT, T240, InputStep, Observe, Rerun
-from ._registry import ProbeContext
+from ._probes import EVERY, Spawn, shared_spawn
 
 __all__ = ["ball_script", "speed_ratio"]
 
