@@ -26,7 +26,7 @@ from ._refresh import INPUT_SCRIPTS, REFRESH_ADAPT, REFRESH_SCRIPT, InputStep, r
 from ._registry import LOAD_RUN_KEY, LOAD_RUNS, PROBES, ProbeContext, task_probes
 
 # Task probe modules register themselves on import; one missing or broken must not break the rest.
-for _name in ("agentbench.checks.flappy", "agentbench.checks.ball", f"{__name__}._todo",
+for _name in ("agentbench.checks.flappy", "agentbench.checks.ball", "agentbench.checks.todo",
               f"{__name__}._converter"):
     try:
         importlib.import_module(_name)

@@ -17,7 +17,7 @@ from agentbench.checks.browser import BrowserHarness
 from agentbench.checks.browser._converter import CHECK_IDS as CONVERTER_CHECKS
 from agentbench.checks.browser._converter import probe_converter
 from agentbench.checks.browser._explore import controls, listeners
-from agentbench.checks.browser._todo import CHECK_IDS, probe_todo
+from agentbench.checks.todo._probes import CHECK_IDS, probe_todo
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

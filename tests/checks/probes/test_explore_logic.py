@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from agentbench.checks.browser._explore import Control, Trials
-from agentbench.checks.browser._todo_app import TodoMap, look_diff, reverted
-from agentbench.checks.browser._todo_filters import filter_key
-from agentbench.checks.browser._todo_map import rank_add, rank_row
+from agentbench.checks.todo._app import TodoMap, look_diff, reverted
+from agentbench.checks.todo._filters import filter_key
+from agentbench.checks.todo._map import rank_add, rank_row
 
 
 def _control(**kw) -> Control:

@@ -12,7 +12,7 @@ import pytest_asyncio
 from _probe_helpers import ProbeRuns, artefact, explain
 
 from agentbench.checks.browser import BrowserHarness
-from agentbench.checks.browser._todo import CHECK_IDS, probe_todo
+from agentbench.checks.todo._probes import CHECK_IDS, probe_todo
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

@@ -8,8 +8,8 @@ tried; ``error`` only where the exploration stopped before its candidates ran ou
 from __future__ import annotations
 
 from .._model import CheckResult
-from ._find import value
-from ._todo_app import TodoMap
+from ..browser._find import value
+from ._app import TodoMap
 
 __all__ = ["judge_add", "judge_complete", "judge_delete", "judge_filter", "judge_persistence"]
 

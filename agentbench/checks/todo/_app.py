@@ -13,12 +13,12 @@ from dataclasses import field as _field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
-from ._explore import Control, act
-from ._find import Absent, dom, page_exceptions, press, rendered, settle, type_into
-from ._page import ORIGIN
+from ..browser._explore import Control, act
+from ..browser._find import Absent, dom, page_exceptions, press, rendered, settle, type_into
+from ..browser._page import ORIGIN
 
 if TYPE_CHECKING:
-    from ._page import PageSession
+    from ..browser._page import PageSession
 
 __all__ = ["NAMES", "AddBroken", "AddPath", "Names", "Recipe", "TodoApp", "TodoMap", "changed_keys", "look_diff",
            "reverted"]

@@ -23,16 +23,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
-from ._explore import Control, Trials, act, controls, listeners, opaque_parts, return_to
-from ._find import dom, mouse_away, page_exceptions, press, settle, type_into
-from ._page import PageBroken
-from ._readings import tree_distance
-from ._todo_app import AddBroken, AddPath, Names, Recipe, TodoApp, TodoMap, changed_keys, look_diff, reverted
-from ._todo_filters import explore_filters
-from ._todo_reload import delete_under_filter, reload_phase
+from ..browser._explore import Control, Trials, act, controls, listeners, opaque_parts, return_to
+from ..browser._find import dom, mouse_away, page_exceptions, press, settle, type_into
+from ..browser._page import PageBroken
+from ..browser._readings import tree_distance
+from ._app import AddBroken, AddPath, Names, Recipe, TodoApp, TodoMap, changed_keys, look_diff, reverted
+from ._filters import explore_filters
+from ._reload import delete_under_filter, reload_phase
 
 if TYPE_CHECKING:
-    from ._page import PageSession
+    from ..browser._page import PageSession
 
 __all__ = ["START_S", "explore_rows", "find_adds", "rank_row"]
 

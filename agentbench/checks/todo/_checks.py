@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from .._model import CheckResult
-from ._find import dom, rendered, settle, value
-from ._todo_app import AddBroken, TodoApp
+from ..browser._find import dom, rendered, settle, value
+from ._app import AddBroken, TodoApp
 
 if TYPE_CHECKING:
-    from ._page import PageSession
+    from ..browser._page import PageSession
 
 __all__ = ["TASKS", "check_empty", "check_escaping"]
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from ...errors import CheckError
 
 if TYPE_CHECKING:
-    from ._page import PageSession
-    from ._todo_app import Names, TodoApp, TodoMap
+    from ..browser._page import PageSession
+    from ._app import Names, TodoApp, TodoMap
 
 __all__ = ["delete_under_filter", "reload_phase"]
 

@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from .._model import CheckResult, Evidence
-from ._find import run_check, settle
-from ._page import PageBroken
-from ._registry import ProbeContext, task_probes
-from ._todo_app import AddBroken, TodoApp, TodoMap
-from ._todo_checks import TASKS, check_empty, check_escaping
-from ._todo_map import START_S, explore_todo
-from ._todo_verdicts import judge_add, judge_complete, judge_delete, judge_filter, judge_persistence
+from ..browser._find import run_check, settle
+from ..browser._page import PageBroken
+from ..browser._registry import ProbeContext, task_probes
+from ._app import AddBroken, TodoApp, TodoMap
+from ._checks import TASKS, check_empty, check_escaping
+from ._map import START_S, explore_todo
+from ._verdicts import judge_add, judge_complete, judge_delete, judge_filter, judge_persistence
 
 if TYPE_CHECKING:
-    from ._page import PageSession
+    from ..browser._page import PageSession
 
 __all__ = ["CHECK_IDS", "TASKS", "probe_todo"]
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ._explore import Control, Trials, act, controls, return_to
-from ._find import page_exceptions
-from ._readings import tree_distance
+from ..browser._explore import Control, Trials, act, controls, return_to
+from ..browser._find import page_exceptions
+from ..browser._readings import tree_distance
 
 if TYPE_CHECKING:
-    from ._page import PageSession
-    from ._todo_app import Names, TodoApp, TodoMap
+    from ..browser._page import PageSession
+    from ._app import Names, TodoApp, TodoMap
 
 __all__ = ["explore_filters", "filter_key"]
 
