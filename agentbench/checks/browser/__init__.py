@@ -27,7 +27,7 @@ from ._registry import LOAD_RUN_KEY, LOAD_RUNS, PROBES, ProbeContext, task_probe
 
 # Task probe modules register themselves on import; one missing or broken must not break the rest.
 for _name in ("agentbench.checks.flappy", "agentbench.checks.ball", "agentbench.checks.todo",
-              f"{__name__}._converter"):
+              "agentbench.checks.converter"):
     try:
         importlib.import_module(_name)
     except ImportError as _exc:  # pragma: no cover - depends on which helpers have delivered

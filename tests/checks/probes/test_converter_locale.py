@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from agentbench.checks.browser._converter_locale import (
+from agentbench.checks.browser._find import category_of, parse_numbers, unit_of
+from agentbench.checks.converter._locale import (
     ambiguous_alternatives,
     comma_decimal_language,
     english,
     plain_numbers,
     shows_decimal_comma,
 )
-from agentbench.checks.browser._find import category_of, parse_numbers, unit_of
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import pytest_asyncio
 from _probe_helpers import ProbeRuns, explain
 
 from agentbench.checks.browser import BrowserHarness
-from agentbench.checks.browser._converter import CHECK_IDS, probe_converter
+from agentbench.checks.converter._probes import CHECK_IDS, probe_converter
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

@@ -14,9 +14,9 @@ import pytest_asyncio
 from _probe_helpers import FIXTURES, ProbeRuns, explain
 
 from agentbench.checks.browser import BrowserHarness
-from agentbench.checks.browser._converter import CHECK_IDS as CONVERTER_CHECKS
-from agentbench.checks.browser._converter import probe_converter
 from agentbench.checks.browser._explore import controls, listeners
+from agentbench.checks.converter._probes import CHECK_IDS as CONVERTER_CHECKS
+from agentbench.checks.converter._probes import probe_converter
 from agentbench.checks.todo._probes import CHECK_IDS, probe_todo
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]

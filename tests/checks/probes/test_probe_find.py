@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from agentbench.checks.browser._converter import PAIRS
 from agentbench.checks.browser._find import Number, category_of, parse_numbers, unit_mentions, unit_of
 from agentbench.checks.browser._readings import convert, pick_reading, within_tolerance
+from agentbench.checks.converter._probes import PAIRS
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ._converter_locale import ambiguous_alternatives, english, plain_numbers
-from ._find import Number, parse_numbers
-from ._readings import pick_reading
+from ..browser._find import Number, parse_numbers
+from ..browser._readings import pick_reading
+from ._locale import ambiguous_alternatives, english, plain_numbers
 
 __all__ = ["Shown", "field_number", "pick_as_written"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._page import PageSession
+    from ..browser._page import PageSession
 
 __all__ = ["name_radios", "page_language", "radio_names", "words_offered"]
 

@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from .._model import CheckResult
-from ._converter_locale import typed_as
-from ._converter_page import SLOW_DEBOUNCE_S, ConverterPage
-from ._converter_shown import Shown
-from ._find import Absent, click, dom, page_exceptions, press, run_checks_side_by_side, settle, units_of, value
-from ._readings import convert, within_tolerance
-from ._registry import ProbeContext, task_probes
+from ..browser._find import Absent, click, dom, page_exceptions, press, run_checks_side_by_side, settle, units_of, value
+from ..browser._readings import convert, within_tolerance
+from ..browser._registry import ProbeContext, task_probes
+from ._locale import typed_as
+from ._page import SLOW_DEBOUNCE_S, ConverterPage
+from ._shown import Shown
 
 if TYPE_CHECKING:
-    from ._page import PageSession
+    from ..browser._page import PageSession
 
 __all__ = ["CHECK_IDS", "PAIRS", "probe_converter"]
 

@@ -23,11 +23,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
-from ._converter_locale import comma_decimal_language, controls_in_english, english, shows_decimal_comma
-from ._converter_reader import name_radios, page_language, words_offered
-from ._converter_shown import Shown, field_number, pick_as_written
-from ._explore import act, listeners
-from ._find import (
+from ..browser._explore import act, listeners
+from ..browser._find import (
     Absent,
     Number,
     category_of,
@@ -42,10 +39,13 @@ from ._find import (
     unit_of,
     unit_pair_of,
 )
-from ._readings import tree_distance
+from ..browser._readings import tree_distance
+from ._locale import comma_decimal_language, controls_in_english, english, shows_decimal_comma
+from ._reader import name_radios, page_language, words_offered
+from ._shown import Shown, field_number, pick_as_written
 
 if TYPE_CHECKING:
-    from ._page import PageSession
+    from ..browser._page import PageSession
 
 __all__ = ["NOTHING_CHANGED", "Absent", "ConverterPage", "Shown"]
 
