@@ -322,14 +322,17 @@ class CheckerContainer:
     # -- checks ----------------------------------------------------------------------------------
 
     async def check(self, task_id: str, artefact_dir: Path, evidence_dir: Path, *,
-                    entry: str = "index.html") -> list[CheckResult]:
+                    entry: str = "index.html", probes: str | None = None) -> list[CheckResult]:
         """Run every browser check of ``task_id`` on the artefact in the container.
+
+        ``probes``: the module that registers the task's probes, imported by the worker (the
+        container has no installed metadata to resolve it from); None: the worker's built-in one.
 
         Evidence files land in ``evidence_dir`` (paths in the results are relative to its parent,
         as on the host). Raises CheckError when the artefact cannot be sent or the checker fails.
         """
         files = await asyncio.to_thread(read_artefact_files, Path(artefact_dir))
-        request = {"task": task_id, "entry": entry,
+        request = {"task": task_id, "entry": entry, "probes": probes,
                    "files": [[name, base64.b64encode(data).decode()] for name, data in files]}
         await asyncio.to_thread(self._ensure)
         loop = asyncio.get_running_loop()

@@ -14,6 +14,7 @@ from ..tasks import Task
 from ._checker import CheckerCrashed, host_browser_opted_in, host_chromium, shared_checker
 from ._checklist import ChecklistResult, checklist_path, evaluate_checklist, load_checklist
 from ._model import CheckResult
+from ._tasks import probe_module
 
 __all__ = ["CheckReport", "browser_checks", "rests_on_errors", "run_checks", "verdict_of"]
 
@@ -84,20 +85,22 @@ async def browser_checks(task_id: str, artefact_dir: Path, evidence_dir: Path, *
 
     A checker that died under this artefact is replaced and the artefact tried once more; a second
     crash raises CheckerCrashed. With AGENTBENCH_HOST_BROWSER=1 (``--host-browser``) Chromium runs
-    on the host instead, with a warning: the artefact's code is then not contained.
+    on the host instead, with a warning: the artefact's code is then not contained. The task's
+    probe module is resolved here (``_tasks.probe_module``) and named to the browser engine.
     """
+    probes = probe_module(task_id)
     if host_browser_opted_in():
         from .browser import run_browser_checks_async
 
         _warn_host_browser()
         return await run_browser_checks_async(task_id, artefact_dir, evidence_dir, entry=entry,
-                                              chromium_path=host_chromium())
+                                              chromium_path=host_chromium(), probes=probes)
     checker = shared_checker()
     try:
-        return await checker.check(task_id, artefact_dir, evidence_dir, entry=entry)
+        return await checker.check(task_id, artefact_dir, evidence_dir, entry=entry, probes=probes)
     except CheckerCrashed as exc:
         log.warning("check.checker_crashed", task=task_id, error=str(exc))
-        return await checker.check(task_id, artefact_dir, evidence_dir, entry=entry)
+        return await checker.check(task_id, artefact_dir, evidence_dir, entry=entry, probes=probes)
 
 
 _warned: list[bool] = []

@@ -24,7 +24,10 @@ FIXTURES = Path(__file__).parent / "fixtures_checker"
 
 
 def test_the_baked_code_covers_what_the_browser_checks_import() -> None:
-    code = ("import sys, agentbench.checks.browser as b, agentbench.checks.browser._worker; "
+    # The engine and the worker, then every built-in task's probes (the worker imports them by name).
+    code = ("import sys, importlib, agentbench.checks.browser as b, agentbench.checks.browser._worker; "
+            "from agentbench.checks._tasks import BUILTIN_PROBES; "
+            "[importlib.import_module(m) for m in BUILTIN_PROBES.values()]; "
             "print('\\n'.join(m.__file__ for n, m in sorted(sys.modules.items()) "
             "if n.startswith('agentbench') and getattr(m, '__file__', None)))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,

@@ -45,9 +45,11 @@ async def test_todo_saves_and_loads_in_source_but_forgets_on_reload(
 
 
 def _flappy_probes_delivered() -> bool:
-    from agentbench.checks.browser import INPUT_SCRIPTS
+    from agentbench.checks._tasks import probe_module
+    from agentbench.checks.browser import load_probes
 
-    return "flappy" in INPUT_SCRIPTS
+    task = load_probes("flappy", probe_module("flappy"))
+    return task is not None and task.refresh is not None
 
 
 async def test_flappy_rushed_and_floored_dt(tmp_path: Path, docker_client, checker_image, chromium_path: str) -> None:

@@ -19,11 +19,12 @@ from .._model import CheckResult, Evidence
 from ..browser._imaging import encode_png, filmstrip
 from ..browser._perception import HEIGHT_SHARE, SEEN_PX, higher
 from ..browser._play import Run, Step, close_all, moving
-from ..browser._refresh import refresh_input
-from ..browser._registry import LoadRun, ProbeContext, task_probes
+from ..browser._registry import LoadRun, ProbeContext
 from ._bodies import Contacts, Track, at_rest, balls, follow, out_of_bounds, rebounds
 
-__all__ = ["Spawn", "ball_probes", "find_spawn", "shared_spawn"]
+__all__ = ["CHECK_IDS", "LOAD_RUN", "Spawn", "ball_probes", "find_spawn", "shared_spawn"]
+
+CHECK_IDS = ("motion", "bounds", "energy-loss", "ball-count")
 
 WATCH = 62.0       # virtual s the balls are watched for (unless all come to rest sooner)
 TRY_S = 2.5        # a spawn try is watched this long after load
@@ -32,7 +33,6 @@ REST_S = 5.0       # every body still (within a px) for this long: the animation
 EVERY = 3          # bodies are logged every 3rd frame (20 per virtual s at 60 Hz)
 CAP = 0.5          # pixel captures (motion, evidence)
 WOKEN_WAIT_S = 240.0  # the longest the load check waits for the spawn discovery (the probes' own limit)
-refresh_input("ball", [])
 
 _ARENA = [(0.3, 0.25), (0.5, 0.2), (0.7, 0.3)]
 SPAWN_TRIES: list[tuple[str, list[Step]]] = [
@@ -204,11 +204,14 @@ async def _woken_by(ctx: ProbeContext) -> str | None:
     return spawn.name
 
 
-@task_probes("ball", load_run=LoadRun(every=CAP, track_bodies=EVERY, woken_by=_woken_by))
+# The probes start from the load check's run (the spawn search), its bodies logged from load.
+LOAD_RUN = LoadRun(every=CAP, track_bodies=EVERY, woken_by=_woken_by)
+
+
 async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
     """motion, bounds, energy-loss and ball-count for a bouncing-balls artefact."""
     started = time.monotonic()
-    ids = ("motion", "bounds", "energy-loss", "ball-count")
+    ids = CHECK_IDS
     spawn = await shared_spawn(ctx)
     if spawn is None:
         return [CheckResult(id=c, status="fail", detail="the page broke while it was played") for c in ids]

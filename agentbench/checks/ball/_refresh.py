@@ -21,7 +21,7 @@ from .._model import CheckResult, Evidence
 from ..browser._page import PageSession
 from ..browser._perception import OTHER_SPEED, SAME_SPEED, speed_verdict
 from ..browser._play import Run
-from ..browser._refresh import OBSERVE_KEY, REFRESH_ADAPT, REFRESH_SCRIPT, T240, InputStep, Observe, Rerun
+from ..browser._refresh import OBSERVE_KEY, T240, InputStep, Observe, Rerun
 from ..browser._registry import ProbeContext
 from ._bodies import balls, flight_speeds, follow, speeds
 from ._probes import EVERY, Spawn, shared_spawn
@@ -180,6 +180,3 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
     result.data = data
     return result
 
-
-REFRESH_ADAPT["ball"] = adapt_refresh
-REFRESH_SCRIPT["ball"] = ball_script

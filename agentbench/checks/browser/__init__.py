@@ -1,15 +1,16 @@
 """Browser checks: play the artefact in headless Chromium on a virtual clock and judge from pixels.
 
-``run_browser_checks`` (sync) / ``run_browser_checks_async`` run, in one browser: ``load``, the
-task's registered probes, ``refresh-rate`` where the task declares an input script (flappy,
-ball), and ``runtime-errors``. A defect is ``fail``; a probe that cannot find what it needs is
-``error`` with the reason; a harness failure is ``error`` on every check, never an exception.
+The engine knows no task. ``run_browser_checks`` (sync) / ``run_browser_checks_async`` import the
+task's probe module (named by the caller, else resolved by ``checks/_tasks.py``), which registers
+itself (``register_task``), and run, in one browser: ``load``, the task's probes, ``refresh-rate``
+where the task gave a ``RefreshPlan``, and ``runtime-errors``. A defect is ``fail``; a probe that
+cannot find what it needs is ``error`` with the reason; a harness failure is ``error`` on every
+check, never an exception.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import threading
 import time
 from pathlib import Path
@@ -22,52 +23,44 @@ from ._frames import Frame
 from ._harness import ORIGIN, BrowserHarness
 from ._page import PageBroken, PageSession
 from ._play import Run
-from ._refresh import INPUT_SCRIPTS, REFRESH_ADAPT, REFRESH_SCRIPT, InputStep, refresh_input, refresh_rate_check
-from ._registry import LOAD_RUN_KEY, LOAD_RUNS, PROBES, ProbeContext, task_probes
-
-# Task probe modules register themselves on import; one missing or broken must not break the rest.
-for _name in ("agentbench.checks.flappy", "agentbench.checks.ball", "agentbench.checks.todo",
-              "agentbench.checks.converter"):
-    try:
-        importlib.import_module(_name)
-    except ImportError as _exc:  # pragma: no cover - depends on which helpers have delivered
-        if getattr(_exc, "name", "") != _name:
-            structlog.get_logger().warning("probe module failed to import", module=_name, error=str(_exc))
+from ._refresh import refresh_rate_check
+from ._registry import (
+    LOAD_RUN_KEY,
+    TASKS,
+    InputStep,
+    LoadRun,
+    ProbeContext,
+    RefreshPlan,
+    TaskProbes,
+    load_probes,
+    register_task,
+)
 
 __all__ = [
-    "INPUT_SCRIPTS",
     "ORIGIN",
-    "PROBES",
-    "TASK_CHECKS",
+    "TASKS",
     "BrowserHarness",
     "Frame",
     "InputStep",
+    "LoadRun",
     "PageBroken",
     "PageSession",
     "ProbeContext",
-    "refresh_input",
+    "RefreshPlan",
+    "TaskProbes",
+    "load_probes",
+    "register_task",
     "run_browser_checks",
     "run_browser_checks_async",
-    "task_probes",
 ]
 
 log = structlog.get_logger()
 
-# The check ids each task's probe coroutine returns (the stable ids of DESIGN.md).
-TASK_CHECKS: dict[str, list[str]] = {
-    "flappy": ["flap-input", "game-over", "restart", "score"],
-    "ball": ["motion", "bounds", "energy-loss", "ball-count"],
-    "todo": ["add", "complete", "delete", "filter", "persistence", "escaping", "empty-input"],
-    "converter": ["length", "weight", "temperature", "live-update", "bad-input"],
-}
 PROBE_TIMEOUT_S = 240.0
 
 
-def _all_ids(task_id: str) -> list[str]:
-    ids = ["load", *TASK_CHECKS.get(task_id, [])]
-    if task_id in INPUT_SCRIPTS:
-        ids.append("refresh-rate")
-    return [*ids, "runtime-errors"]
+def _all_ids(task: TaskProbes | None) -> list[str]:
+    return task.check_ids() if task is not None else ["load", "runtime-errors"]
 
 
 async def _load_check(ctx: ProbeContext) -> CheckResult:
@@ -146,14 +139,15 @@ async def _judge_load(ctx: ProbeContext, session: PageSession, started: float) -
                        evidence=evidence, data=data, duration_s=took)
 
 
-async def _refresh_check(ctx: ProbeContext, task_id: str) -> list[CheckResult]:
-    if task_id not in INPUT_SCRIPTS:
+async def _refresh_check(ctx: ProbeContext, task: TaskProbes | None) -> list[CheckResult]:
+    if task is None or task.refresh is None:
         return []
+    plan = task.refresh
     try:
-        return [await asyncio.wait_for(refresh_rate_check(ctx, INPUT_SCRIPTS[task_id], REFRESH_ADAPT.get(task_id),
-                                                          REFRESH_SCRIPT.get(task_id)), PROBE_TIMEOUT_S)]
+        return [await asyncio.wait_for(refresh_rate_check(ctx, list(plan.steps), plan.adapt, plan.script),
+                                       PROBE_TIMEOUT_S)]
     except (TimeoutError, CheckError, Exception) as exc:
-        log.exception("refresh-rate failed", task=task_id)
+        log.exception("refresh-rate failed", task=task.task_id)
         return [CheckResult(id="refresh-rate", status="error",
                             detail=f"refresh-rate failed: {type(exc).__name__}: {exc}")]
 
@@ -173,14 +167,12 @@ def _runtime_errors(ctx: ProbeContext, marks: tuple[int, int, int]) -> CheckResu
                        detail=f"{len(seen)} distinct page error(s), first: {seen[0]}")
 
 
-async def _task_probes(ctx: ProbeContext, task_id: str) -> list[CheckResult]:
-    expected = TASK_CHECKS.get(task_id, [])
-    probe = PROBES.get(task_id)
-    if probe is None:
-        return [CheckResult(id=c, status="error", detail=f"no probes registered for task '{task_id}'")
-                for c in expected]
+async def _task_probes(ctx: ProbeContext, task: TaskProbes | None) -> list[CheckResult]:
+    if task is None:
+        return []
+    task_id, expected = task.task_id, task.checks
     try:
-        results = await asyncio.wait_for(probe(ctx), PROBE_TIMEOUT_S)
+        results = await asyncio.wait_for(task.probes(ctx), PROBE_TIMEOUT_S)
     except PageBroken as exc:
         results, status, why = [], "fail", f"the page broke: {exc}"
     except (TimeoutError, CheckError, Exception) as exc:
@@ -192,33 +184,45 @@ async def _task_probes(ctx: ProbeContext, task_id: str) -> list[CheckResult]:
     return results + [CheckResult(id=c, status=status, detail=why) for c in expected if c not in have]  # type: ignore[arg-type]
 
 
+def _probe_module(task_id: str, probes: str | None) -> str | None:
+    if probes is not None:
+        return probes
+    from .._tasks import probe_module  # the resolver stands outside the engine: it names the tasks
+
+    return probe_module(task_id)
+
+
 async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_dir: Path, *,
                                    entry: str = "index.html", chromium_path: str | None = None,
-                                   harness: BrowserHarness | None = None) -> list[CheckResult]:
+                                   harness: BrowserHarness | None = None,
+                                   probes: str | None = None) -> list[CheckResult]:
     """Run every browser check for ``task_id`` on the artefact folder; never raises for the artefact.
 
     ``harness``: an already started BrowserHarness to reuse (left open); by default one Chromium
-    is launched for this call and closed after it.
+    is launched for this call and closed after it. ``probes``: the module that registers the task's
+    probes (imported here); by default ``checks/_tasks.probe_module(task_id)``. Raises CheckError
+    when that module cannot be imported or registers nothing for the task.
     """
+    task = load_probes(task_id, _probe_module(task_id, probes))
     artefact_dir, evidence_dir = Path(artefact_dir), Path(evidence_dir)
     if not (artefact_dir / entry).is_file():
-        return [CheckResult(id=c, status="fail", detail=f"{entry} was not produced") for c in _all_ids(task_id)]
+        return [CheckResult(id=c, status="fail", detail=f"{entry} was not produced") for c in _all_ids(task)]
     own = harness is None
     if harness is None:
         harness = BrowserHarness(chromium_path)
         try:
             await harness.start()
         except CheckError as exc:
-            return [CheckResult(id=c, status="error", detail=str(exc)) for c in _all_ids(task_id)]
+            return [CheckResult(id=c, status="error", detail=str(exc)) for c in _all_ids(task)]
     ctx = ProbeContext(harness=harness, artefact_dir=artefact_dir, entry=entry, evidence_dir=evidence_dir,
-                       load_run=LOAD_RUNS.get(task_id))
+                       load_run=task.load_run if task is not None else None)
     clock = harness.begin_check(artefact_dir)  # one epoch and seed for every session of this check
     marks = (len(harness.page_errors), len(harness.dialogs), len(harness.blocked))
     started = time.monotonic()
     # load, the task's probes and refresh-rate use separate sessions: run them side by side (the
     # harness opens at most max_sessions at once). load asks first, so it gets the first place.
     load_task = asyncio.ensure_future(_load_check(ctx))
-    rest = asyncio.ensure_future(asyncio.gather(_task_probes(ctx, task_id), _refresh_check(ctx, task_id)))
+    rest = asyncio.ensure_future(asyncio.gather(_task_probes(ctx, task), _refresh_check(ctx, task)))
     try:
         load = await load_task
         load.data.update({"seed": clock.seed, "epoch": clock.epoch})
@@ -226,7 +230,7 @@ async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_di
         if load.data.get("broken"):  # hung, crashed or left: nothing else can run (called off below)
             why = f"the page could not be loaded: {load.detail}"
             results += [CheckResult(id=c, status="fail" if load.status == "fail" else "error", detail=why)
-                        for c in _all_ids(task_id)[1:-1]]
+                        for c in _all_ids(task)[1:-1]]
         else:
             probes, refresh = await rest
             for r in probes:
@@ -244,10 +248,11 @@ async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_di
             await harness.close()
 
 
-def run_browser_checks(task_id: str, artefact_dir: Path, evidence_dir: Path, *,
-                       entry: str = "index.html", chromium_path: str | None = None) -> list[CheckResult]:
+def run_browser_checks(task_id: str, artefact_dir: Path, evidence_dir: Path, *, entry: str = "index.html",
+                       chromium_path: str | None = None, probes: str | None = None) -> list[CheckResult]:
     """Synchronous wrapper of :func:`run_browser_checks_async` (safe inside a running event loop)."""
-    coro = run_browser_checks_async(task_id, artefact_dir, evidence_dir, entry=entry, chromium_path=chromium_path)
+    coro = run_browser_checks_async(task_id, artefact_dir, evidence_dir, entry=entry, chromium_path=chromium_path,
+                                    probes=probes)
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -21,10 +21,9 @@ from .._model import CheckResult, Evidence
 from ._frames import Frame
 from ._imaging import Image, encode_png, filmstrip, thermo, thermo_distance
 from ._page import PageBroken, PageSession
-from ._registry import ProbeContext
+from ._registry import Adapt, InputStep, ProbeContext, Rerun, ScriptFn
 
-__all__ = ["INPUT_SCRIPTS", "OBSERVE_KEY", "REFRESH_ADAPT", "REFRESH_SCRIPT", "Adapt", "InputStep", "Observe", "play",
-           "refresh_input", "refresh_rate_check"]
+__all__ = ["OBSERVE_KEY", "Adapt", "InputStep", "Observe", "Rerun", "ScriptFn", "play", "refresh_rate_check"]
 
 CHECK_ID = "refresh-rate"
 T240 = 2.0          # virtual seconds simulated at 240 Hz
@@ -34,26 +33,6 @@ CAP60 = 1 / 30
 CAPTURE_WIDTH = 64
 STILL = 0.002       # mean distance (quantisation steps) under which two frames are "the same"
 PASS_RANGE = (0.75, 1.35)
-
-
-@dataclass(frozen=True)
-class InputStep:
-    """One input at virtual time ``t`` (s): ``press:<Key>`` or ``click:<fx>,<fy>`` (canvas fractions)."""
-
-    t: float
-    action: str
-
-
-INPUT_SCRIPTS: dict[str, list[InputStep]] = {}
-# task -> coroutine giving the script to play instead of INPUT_SCRIPTS' (what the task's probes
-# found: how the game starts, what spawns the balls), with a note for the detail; None: keep it.
-ScriptFn = Callable[[ProbeContext], Awaitable[tuple[list[InputStep], str] | None]]
-REFRESH_SCRIPT: dict[str, ScriptFn] = {}
-Rerun = Callable[[list[InputStep]], Awaitable[CheckResult]]
-# (ctx, steps, result, rerun) -> the final result: what a task's probes learnt (how its game
-# starts) can replay the check with another script or decide it another way.
-Adapt = Callable[[ProbeContext, list[InputStep], CheckResult, Rerun], Awaitable[CheckResult]]
-REFRESH_ADAPT: dict[str, Adapt] = {}
 OBSERVE_KEY = "refresh-observe"  # ctx.shared: an Observe the pixel runs call (set by a task's script hook)
 
 
@@ -62,22 +41,12 @@ class Observe:
     """What a task watches in both runs beside the pixels (ball: the bodies drawn), read by its adapt.
 
     ``start(session)`` once the page is shown, before the script plays; ``finish(session, fps)``
-    after it, before the session closes. A task's ``REFRESH_SCRIPT`` hook puts one in
+    after it, before the session closes. A task's ``RefreshPlan.script`` puts one in
     ``ctx.shared[OBSERVE_KEY]``: the runs are not replayed to watch them twice.
     """
 
     start: Callable[[PageSession], Awaitable[None]]
     finish: Callable[[PageSession, int], Awaitable[None]]
-
-
-def refresh_input(task_id: str, steps: list[InputStep], adapt: Adapt | None = None) -> None:
-    """Declare that a task gets the refresh-rate check, played with this input script.
-
-    ``adapt`` gets the pixel verdict and may replace it (see ``Adapt``).
-    """
-    INPUT_SCRIPTS[task_id] = sorted(steps, key=lambda s: s.t)
-    if adapt is not None:
-        REFRESH_ADAPT[task_id] = adapt
 
 
 async def act(session: PageSession, action: str) -> bool:

@@ -1,4 +1,10 @@
-"""Per-task probe registry: each task's probes are one coroutine registered by task id.
+"""How a task plugs into the browser engine: one :func:`register_task` call per task, by task id.
+
+A task's package (``agentbench.checks.flappy``, or a plug-in's module) calls ``register_task`` when it
+is imported, with its check ids, its probe coroutine, and optionally how it starts from the load
+check's run (:class:`LoadRun`) and how ``refresh-rate`` plays it (:class:`RefreshPlan`). The engine
+never imports a task by name: it is handed the module to import (:func:`load_probes`), which
+``checks/_tasks.py`` resolves outside the engine.
 
 A probe coroutine receives a :class:`ProbeContext` and returns the task's CheckResults
 (``flap-input``, ``game-over`` ... for flappy). It must never raise for a broken artefact:
@@ -8,17 +14,20 @@ a defect is ``fail``, a control it cannot find is ``error`` with the reason.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import importlib
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...errors import CheckError
 from .._model import CheckResult
 
 if TYPE_CHECKING:  # the harness module imports playwright; keep the registry light
     from ._harness import BrowserHarness
 
-__all__ = ["LOAD_RUNS", "PROBES", "LoadRun", "ProbeContext", "ProbeFn", "task_probes"]
+__all__ = ["TASKS", "Adapt", "InputStep", "LoadRun", "ProbeContext", "ProbeFn", "RefreshPlan", "Rerun", "ScriptFn",
+           "TaskProbes", "load_probes", "register_task"]
 
 LOAD_RUN_KEY = "load-run"
 
@@ -101,23 +110,86 @@ class ProbeContext:
 
 
 ProbeFn = Callable[[ProbeContext], Awaitable[list[CheckResult]]]
-PROBES: dict[str, ProbeFn] = {}
-LOAD_RUNS: dict[str, LoadRun] = {}  # tasks whose probes take the load check's run (see ProbeContext)
 
 
-def task_probes(task_id: str, *, load_run: LoadRun | None = None) -> Callable[[ProbeFn], ProbeFn]:
-    """Register the probe coroutine for a task id.
+@dataclass(frozen=True)
+class InputStep:
+    """One input at virtual time ``t`` (s): ``press:<Key>`` or ``click:<fx>,<fy>`` (canvas fractions)."""
 
-    ``load_run``: the probes call ``ctx.take_load_run()`` (their run from load with no input,
-    played as it says), so the load check plays its first second that way and hands it on.
+    t: float
+    action: str
+
+
+# A coroutine giving the script to play instead of the plan's steps (what the task's probes found:
+# how the game starts, what spawns the balls), with a note for the detail; None: keep the steps.
+ScriptFn = Callable[[ProbeContext], Awaitable[tuple[list[InputStep], str] | None]]
+Rerun = Callable[[list[InputStep]], Awaitable[CheckResult]]
+# (ctx, steps, result, rerun) -> the final result: what a task's probes learnt (how its game
+# starts) can replay the check with another script or decide it another way.
+Adapt = Callable[[ProbeContext, list[InputStep], CheckResult, Rerun], Awaitable[CheckResult]]
+
+
+@dataclass(frozen=True)
+class RefreshPlan:
+    """A task gets the generic ``refresh-rate`` check (``_refresh.py``), played with these inputs.
+
+    ``steps``: the input script (times from load); ``script`` may replace it with what the probes
+    found; ``adapt`` gets the pixel verdict and may re-decide it (see ``Adapt``).
     """
 
-    def register(fn: ProbeFn) -> ProbeFn:
-        if task_id in PROBES:
-            raise ValueError(f"probes for task '{task_id}' registered twice")
-        PROBES[task_id] = fn
-        if load_run is not None:
-            LOAD_RUNS[task_id] = load_run
-        return fn
+    steps: Sequence[InputStep] = ()
+    script: ScriptFn | None = None
+    adapt: Adapt | None = None
 
-    return register
+
+@dataclass(frozen=True)
+class TaskProbes:
+    """What one task registered: its check ids (in its order), its probes and its hand-offs."""
+
+    task_id: str
+    checks: tuple[str, ...]
+    probes: ProbeFn
+    load_run: LoadRun | None = None
+    refresh: RefreshPlan | None = None
+
+    def check_ids(self) -> list[str]:
+        """Every check id a check run of this task gives, in order (the engine's own around the task's)."""
+        return ["load", *self.checks, *(["refresh-rate"] if self.refresh is not None else []), "runtime-errors"]
+
+
+TASKS: dict[str, TaskProbes] = {}
+
+
+def register_task(task_id: str, *, checks: Sequence[str], probes: ProbeFn, load_run: LoadRun | None = None,
+                  refresh: RefreshPlan | None = None) -> TaskProbes:
+    """Register a task's probes with the engine (called once, when the task's module is imported).
+
+    ``checks``: the ids ``probes`` returns (one missing from its answer becomes ``error``);
+    ``load_run``: the probes call ``ctx.take_load_run()`` (their run from load with no input,
+    played as it says), so the load check plays its first second that way and hands it on;
+    ``refresh``: the task gets ``refresh-rate``, played as the plan says.
+    """
+    if task_id in TASKS:
+        raise ValueError(f"probes for task '{task_id}' registered twice")
+    if refresh is not None:
+        refresh = RefreshPlan(tuple(sorted(refresh.steps, key=lambda s: s.t)), refresh.script, refresh.adapt)
+    entry = TASKS[task_id] = TaskProbes(task_id, tuple(checks), probes, load_run, refresh)
+    return entry
+
+
+def load_probes(task_id: str, module: str | None) -> TaskProbes | None:
+    """The task's registration, importing ``module`` (a module name) first when it is not there yet.
+
+    None when the task has no probe module (``module`` None: only the engine's own checks run).
+    Raises CheckError when the module cannot be imported or registers nothing for ``task_id``.
+    """
+    if task_id in TASKS or module is None:
+        return TASKS.get(task_id)
+    try:
+        importlib.import_module(module)
+    except Exception as exc:  # noqa: BLE001 - any import failure is the same answer: no probes
+        raise CheckError(f"the probes of task '{task_id}' ({module}) failed to import: "
+                         f"{type(exc).__name__}: {exc}") from exc
+    if task_id not in TASKS:
+        raise CheckError(f"{module} registered no probes for task '{task_id}'")
+    return TASKS[task_id]

@@ -6,7 +6,9 @@ library prints goes to stderr, which the host keeps for error messages).
 
 - first line out: ``{"ready": true, "chromium": "<version>"}`` once Chromium is up, or
   ``{"ready": false, "error": "..."}``;
-- in: ``{"id": 7, "task": "flappy", "entry": "index.html", "files": [["index.html", "<base64>"], ...]}``;
+- in: ``{"id": 7, "task": "flappy", "entry": "index.html", "probes": "agentbench.checks.flappy",
+  "files": [["index.html", "<base64>"], ...]}`` (``probes``: the module registering the task's probes,
+  resolved by the host; null or absent: the built-in one);
   out: ``{"id": 7, "results": [<CheckResult>...], "evidence": [["evidence/x.png", "<base64>"], ...]}``
   or ``{"id": 7, "error": "..."}``. Requests are taken as they come and played one at a time.
 
@@ -118,7 +120,8 @@ class Worker:
             async with self._one:
                 harness = await self.harness_up()
                 results = await run_browser_checks_async(request["task"], job / "artefact", job / "evidence",
-                                                         entry=request.get("entry", "index.html"), harness=harness)
+                                                         entry=request.get("entry", "index.html"), harness=harness,
+                                                         probes=request.get("probes"))
                 if not harness.connected and os.environ.get("AGENTBENCH_CDP_ENDPOINT"):
                     # The browser died under this artefact: no answer (the host sees the worker end,
                     # replaces the container and tries the artefact once more).

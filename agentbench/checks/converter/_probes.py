@@ -22,7 +22,7 @@ from ...errors import CheckError
 from .._model import CheckResult
 from ..browser._find import Absent, click, dom, page_exceptions, press, run_checks_side_by_side, settle, units_of, value
 from ..browser._readings import convert, within_tolerance
-from ..browser._registry import ProbeContext, task_probes
+from ..browser._registry import ProbeContext
 from ._locale import typed_as
 from ._page import SLOW_DEBOUNCE_S, ConverterPage
 from ._shown import Shown
@@ -387,7 +387,6 @@ CHECKS = (
 CHECK_IDS = tuple(check_id for check_id, _ in CHECKS)
 
 
-@task_probes("converter")
 async def probe_converter(ctx: ProbeContext, only: Iterable[str] | None = None) -> list[CheckResult]:
     """Use the converter like a person; one result per check id, each from a pristine page.
 

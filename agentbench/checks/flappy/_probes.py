@@ -20,13 +20,15 @@ import time
 from .._model import CheckResult, Evidence
 from ..browser._imaging import Image, blobs, diff_mask, encode_png, filmstrip
 from ..browser._play import CAP, Run, Step, close_all, diverged, moving
-from ..browser._refresh import InputStep, refresh_input
-from ..browser._registry import LoadRun, ProbeContext, task_probes
+from ..browser._refresh import InputStep
+from ..browser._registry import LoadRun, ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
 from ._over import Over, frozen_for, restart, watch_over
 from ._score import score_check, score_texts
 
-__all__ = ["FLAP_SCRIPT", "flappy_probes", "locate_shift"]
+__all__ = ["CHECK_IDS", "FLAP_SCRIPT", "LOAD_RUN", "flappy_probes", "locate_shift"]
+
+CHECK_IDS = ("flap-input", "game-over", "restart", "score")
 
 TAPS = (0.25, 0.65, 1.05)   # flap times after the start (virtual s)
 FLAP_WATCH = 6.0            # a flap run is played this long after the start (to see it rejoin B)
@@ -37,7 +39,7 @@ OVER_WATCH = 10.0           # B is watched this long after the start for the gam
 FLAP_INPUTS = [("Space", "press:Space"), ("a click", "click:0.5,0.5")]
 # The refresh-rate script (times from load); flappy's start input replaces the first step.
 FLAP_SCRIPT = [InputStep(START_AT, "press:Space")] + [InputStep(1.0 + 0.45 * k, "press:Space") for k in range(40)]
-refresh_input("flappy", FLAP_SCRIPT)
+LOAD_RUN = LoadRun(every=CAP)  # the probes start from the load check's run (find_start)
 
 
 def locate_shift(base: Image, other: Image, *, later: tuple[Image, Image] | None = None,
@@ -260,7 +262,6 @@ async def _play_ready(ctx: ProbeContext, start: Start, flap: Run, flap_name: str
     return over, again
 
 
-@task_probes("flappy", load_run=LoadRun(every=CAP))
 async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
     """flap-input, game-over, restart and score for a Flappy Bird artefact.
 

@@ -14,7 +14,7 @@ import asyncio
 
 from .._model import CheckResult, Evidence
 from ..browser._play import Run
-from ..browser._refresh import REFRESH_ADAPT, REFRESH_SCRIPT, InputStep, Rerun
+from ..browser._refresh import InputStep, Rerun
 from ..browser._registry import ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
 from ._over import HINT_S, over_since
@@ -110,5 +110,3 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
 
 
 assert START_AT > 0
-REFRESH_ADAPT["flappy"] = adapt_refresh
-REFRESH_SCRIPT["flappy"] = flappy_script

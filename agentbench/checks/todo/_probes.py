@@ -18,7 +18,7 @@ from ...errors import CheckError
 from .._model import CheckResult, Evidence
 from ..browser._find import run_check, settle
 from ..browser._page import PageBroken
-from ..browser._registry import ProbeContext, task_probes
+from ..browser._registry import ProbeContext
 from ._app import AddBroken, TodoApp, TodoMap
 from ._checks import TASKS, check_empty, check_escaping
 from ._map import START_S, explore_todo
@@ -147,7 +147,6 @@ async def _replayed(ctx: ProbeContext, ex: Exploration, check_id: str, body: Any
     return await run_check(ctx, check_id, run)
 
 
-@task_probes("todo")
 async def probe_todo(ctx: ProbeContext, only: Iterable[str] | None = None) -> list[CheckResult]:
     """Use the to-do app like a person; one result per check id.
 

@@ -6,8 +6,9 @@ import asyncio
 from pathlib import Path
 
 from agentbench.checks import CheckResult
-from agentbench.checks.browser import INPUT_SCRIPTS, PROBES, BrowserHarness, ProbeContext
-from agentbench.checks.browser._refresh import REFRESH_ADAPT, REFRESH_SCRIPT, refresh_rate_check
+from agentbench.checks._tasks import probe_module
+from agentbench.checks.browser import BrowserHarness, ProbeContext, load_probes
+from agentbench.checks.browser._refresh import refresh_rate_check
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DEMO = Path(__file__).resolve().parents[3] / "agentbench" / "models" / "demo_data"
@@ -18,6 +19,7 @@ class GameRuns:
 
     def __init__(self, harness: BrowserHarness, task: str, evidence_root: Path) -> None:
         self.harness, self.task, self.root = harness, task, evidence_root
+        self.registered = load_probes(task, probe_module(task))
         self._probes: dict[str, dict[str, CheckResult]] = {}
         self._refresh: dict[str, CheckResult] = {}
         self._ctxs: dict[str, ProbeContext] = {}
@@ -33,14 +35,15 @@ class GameRuns:
 
     async def probes(self, name: str) -> dict[str, CheckResult]:
         if name not in self._probes:
-            results = await PROBES[self.task](self._ctx(name))
+            results = await self.registered.probes(self._ctx(name))
             self._probes[name] = {r.id: r for r in results}
         return self._probes[name]
 
     async def refresh(self, name: str) -> CheckResult:
         if name not in self._refresh:
-            adapt = REFRESH_ADAPT.get(self.task)
-            check = refresh_rate_check(self._ctx(name), INPUT_SCRIPTS[self.task], adapt, REFRESH_SCRIPT.get(self.task))
+            plan = self.registered.refresh
+            adapt = plan.adapt
+            check = refresh_rate_check(self._ctx(name), list(plan.steps), adapt, plan.script)
             if adapt is not None and name not in self._probes:
                 _, self._refresh[name] = await asyncio.gather(self.probes(name), check)
             else:

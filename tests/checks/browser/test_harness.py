@@ -413,7 +413,10 @@ async def test_a_run_judged_at_1s_goes_on_exactly_as_a_fresh_one(harness: Browse
 @pytest.mark.parametrize("task", ["flappy", "ball"])
 async def test_game_check_opens_one_page_fewer_and_judges_the_same(harness: BrowserHarness, tmp_path: Path, task: str,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentbench.checks.browser import run_browser_checks_async
+    from dataclasses import replace
+
+    from agentbench.checks._tasks import probe_module
+    from agentbench.checks.browser import TASKS, load_probes, run_browser_checks_async
 
     demo = DEMO_FLAPPY.parent / task
 
@@ -423,7 +426,8 @@ async def test_game_check_opens_one_page_fewer_and_judges_the_same(harness: Brow
         return {r.id: r.status for r in results}, harness.sessions_opened - before
 
     handed, n_handed = await check("handed")
-    monkeypatch.setattr("agentbench.checks.browser.LOAD_RUNS", {})  # the load check keeps its own page
+    registered = load_probes(task, probe_module(task))
+    monkeypatch.setitem(TASKS, task, replace(registered, load_run=None))  # the load check keeps its own page
     own, n_own = await check("own")
     assert handed == own and set(handed.values()) == {"pass"}, (handed, own)
     assert n_handed == n_own - 1, (n_handed, n_own)
