@@ -51,6 +51,7 @@ __all__ = [
     "run_checks_side_by_side",
     "select_index",
     "settle",
+    "tree_distance",
     "type_into",
     "unit_mentions",
     "unit_of",
@@ -129,6 +130,13 @@ async def dom(session: PageSession, fn: str, arg: Any = None) -> Any:
         await rendered(session)
         await session.advance(0.05)  # transitionend/animationend handlers may start timers
         waited += step + 0.05
+
+
+def tree_distance(a: str, b: str) -> int:
+    """Steps between two elements named by _find.js paths (":root > *:nth-child(i) > ...")."""
+    pa, pb = a.split(" > "), b.split(" > ")
+    common = next((i for i, (x, y) in enumerate(zip(pa, pb, strict=False)) if x != y), min(len(pa), len(pb)))
+    return len(pa) + len(pb) - 2 * common
 
 
 async def settle(session: PageSession, seconds: float = 0.3) -> None:

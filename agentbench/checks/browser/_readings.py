@@ -10,7 +10,7 @@ from typing import Any
 
 from ._find import Number, parse_numbers, unit_mentions
 
-__all__ = ["convert", "pick_reading", "tree_distance", "within_tolerance"]
+__all__ = ["convert", "pick_reading", "within_tolerance"]
 
 _TO_BASE = {  # metres and kilograms
     "m": 1.0,
@@ -29,13 +29,6 @@ _TO_BASE = {  # metres and kilograms
     "t": 1000.0,
 }
 _OUTPUT_HINT = re.compile(r"result|output|answer|converted", re.IGNORECASE)
-
-
-def tree_distance(a: str, b: str) -> int:
-    """Steps between two elements named by _find.js paths (":root > *:nth-child(i) > ...")."""
-    pa, pb = a.split(" > "), b.split(" > ")
-    common = next((i for i, (x, y) in enumerate(zip(pa, pb, strict=False)) if x != y), min(len(pa), len(pb)))
-    return len(pa) + len(pb) - 2 * common
 
 
 def convert(x: float, frm: str, to: str) -> float:

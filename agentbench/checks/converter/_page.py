@@ -34,12 +34,12 @@ from ..browser._find import (
     press,
     select_index,
     settle,
+    tree_distance,
     type_into,
     unit_mentions,
     unit_of,
     unit_pair_of,
 )
-from ..browser._readings import tree_distance
 from ._locale import comma_decimal_language, controls_in_english, english, shows_decimal_comma
 from ._reader import name_radios, page_language, words_offered
 from ._shown import Shown, field_number, pick_as_written

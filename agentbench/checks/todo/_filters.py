@@ -13,8 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..browser._explore import Control, Trials, act, controls, return_to
-from ..browser._find import page_exceptions
-from ..browser._readings import tree_distance
+from ..browser._find import page_exceptions, tree_distance
 
 if TYPE_CHECKING:
     from ..browser._page import PageSession

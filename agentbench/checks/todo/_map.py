@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from ..browser._explore import Control, Trials, act, controls, listeners, opaque_parts, return_to
-from ..browser._find import dom, mouse_away, page_exceptions, press, settle, type_into
+from ..browser._find import dom, mouse_away, page_exceptions, press, settle, tree_distance, type_into
 from ..browser._page import PageBroken
-from ..browser._readings import tree_distance
 from ._app import AddBroken, AddPath, Names, Recipe, TodoApp, TodoMap, changed_keys, look_diff, reverted
 from ._filters import explore_filters
 from ._reload import delete_under_filter, reload_phase
