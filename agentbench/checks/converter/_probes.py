@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 from ...errors import CheckError
 from .._model import CheckResult
 from ..browser._find import Absent, click, dom, page_exceptions, press, run_checks_side_by_side, settle, units_of, value
-from ..browser._readings import convert, within_tolerance
 from ..browser._registry import ProbeContext
 from ._locale import typed_as
 from ._page import SLOW_DEBOUNCE_S, ConverterPage
+from ._readings import convert, within_tolerance
 from ._shown import Shown
 
 if TYPE_CHECKING:

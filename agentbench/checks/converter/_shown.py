@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..browser._find import Number, parse_numbers
-from ..browser._readings import pick_reading
 from ._locale import ambiguous_alternatives, english, plain_numbers
+from ._readings import pick_reading
 
 __all__ = ["Shown", "field_number", "pick_as_written"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._find import Number, parse_numbers, unit_mentions
+from ..browser._find import Number, parse_numbers, unit_mentions
 
 __all__ = ["convert", "pick_reading", "within_tolerance"]
 
