@@ -1,6 +1,6 @@
 """A converter read in its own language: unit and category words, and numbers with a decimal comma.
 
-Pure functions (no browser). The unit finder (``_find.unit_of`` and friends) knows English names
+Pure functions (no browser). The unit finder (``_units.unit_of`` and friends) knows English names
 and symbols; a page in German ("Zoll", "Fuß", "Gewicht") or French ("pouce", "poids") is read by
 putting its words in English first (``english``). Words that are also English ones ("pie", "once",
 "peso") are read so only where the page's language (``<html lang>``) is theirs.

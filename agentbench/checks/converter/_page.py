@@ -24,25 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from ..browser._explore import act, listeners
-from ..browser._find import (
-    Absent,
-    Number,
-    category_of,
-    click,
-    dom,
-    mouse_away,
-    press,
-    select_index,
-    settle,
-    tree_distance,
-    type_into,
-    unit_mentions,
-    unit_of,
-    unit_pair_of,
-)
+from ..browser._find import Absent, click, dom, mouse_away, press, select_index, settle, tree_distance, type_into
+from ..browser._numbers import Number
 from ._locale import comma_decimal_language, controls_in_english, english, shows_decimal_comma
 from ._reader import name_radios, page_language, words_offered
 from ._shown import Shown, field_number, pick_as_written
+from ._units import category_of, unit_mentions, unit_of, unit_pair_of
 
 if TYPE_CHECKING:
     from ..browser._page import PageSession

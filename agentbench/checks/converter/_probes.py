@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from .._model import CheckResult
-from ..browser._find import Absent, click, dom, page_exceptions, press, run_checks_side_by_side, settle, units_of, value
+from ..browser._find import Absent, click, dom, page_exceptions, press, run_checks_side_by_side, settle, value
 from ..browser._registry import ProbeContext
 from ._locale import typed_as
 from ._page import SLOW_DEBOUNCE_S, ConverterPage
 from ._readings import convert, within_tolerance
 from ._shown import Shown
+from ._units import units_of
 
 if TYPE_CHECKING:
     from ..browser._page import PageSession

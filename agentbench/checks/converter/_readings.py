@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..browser._find import Number, parse_numbers, unit_mentions
+from ..browser._numbers import Number, parse_numbers
+from ._units import unit_mentions
 
 __all__ = ["convert", "pick_reading", "within_tolerance"]
 

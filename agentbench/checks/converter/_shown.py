@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..browser._find import Number, parse_numbers
+from ..browser._numbers import Number, parse_numbers
 from ._locale import ambiguous_alternatives, english, plain_numbers
 from ._readings import pick_reading
 

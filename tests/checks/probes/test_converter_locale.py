@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentbench.checks.browser._find import category_of, parse_numbers, unit_of
+from agentbench.checks.browser._numbers import parse_numbers
 from agentbench.checks.converter._locale import (
     ambiguous_alternatives,
     comma_decimal_language,
@@ -12,6 +12,7 @@ from agentbench.checks.converter._locale import (
     plain_numbers,
     shows_decimal_comma,
 )
+from agentbench.checks.converter._units import category_of, unit_of
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,10 @@ import math
 
 import pytest
 
-from agentbench.checks.browser._find import Number, category_of, parse_numbers, unit_mentions, unit_of
+from agentbench.checks.browser._numbers import Number, parse_numbers
 from agentbench.checks.converter._probes import PAIRS
 from agentbench.checks.converter._readings import convert, pick_reading, within_tolerance
+from agentbench.checks.converter._units import category_of, unit_mentions, unit_of
 
 
 @pytest.mark.parametrize(
