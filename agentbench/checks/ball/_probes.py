@@ -20,7 +20,8 @@ from ..browser._imaging import encode_png, filmstrip
 from ..browser._perception import HEIGHT_SHARE, SEEN_PX, higher
 from ..browser._play import Run, Step, close_all, moving
 from ..browser._registry import LoadRun, ProbeContext
-from ._bodies import Contacts, Track, at_rest, balls, follow, out_of_bounds, rebounds
+from ._bodies import Track, balls, follow
+from ._tracks import Contacts, at_rest, out_of_bounds, rebounds
 
 __all__ = ["CHECK_IDS", "LOAD_RUN", "Spawn", "ball_probes", "find_spawn", "shared_spawn"]
 

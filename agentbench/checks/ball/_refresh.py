@@ -23,8 +23,9 @@ from ..browser._perception import OTHER_SPEED, SAME_SPEED, speed_verdict
 from ..browser._play import Run
 from ..browser._refresh import OBSERVE_KEY, T240, InputStep, Observe, Rerun
 from ..browser._registry import ProbeContext
-from ._bodies import balls, flight_speeds, follow, speeds
+from ._bodies import balls, follow
 from ._probes import EVERY, Spawn, shared_spawn
+from ._tracks import flight_speeds, speeds
 
 __all__ = ["ball_script", "speed_ratio"]
 

@@ -8,8 +8,9 @@ import pytest
 import pytest_asyncio
 from _game_runs import FIXTURES, GameRuns, explain
 
-from agentbench.checks.ball._bodies import Contacts, Track, flight_speeds, out_of_bounds
+from agentbench.checks.ball._bodies import Track
 from agentbench.checks.ball._probes import _energy
+from agentbench.checks.ball._tracks import Contacts, flight_speeds, out_of_bounds
 from agentbench.checks.browser import BrowserHarness, run_browser_checks_async
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]

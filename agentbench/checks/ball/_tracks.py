@@ -1,0 +1,208 @@
+"""Balls' tracks judged as a person would: a ball stays inside the arena (``out_of_bounds``), its
+rebounds lose height (``bounces``), balls that collide trade height (``Contacts``), the balls come to
+rest (``at_rest``), how fast they fly (``speeds``). Pure functions over ``_bodies``' tracks.
+"""
+
+from __future__ import annotations
+
+from ..browser._perception import SEEN_PX, SEEN_S, STILL_PX, lasts, overlap_seen, spells
+from ._bodies import Body, Track
+
+__all__ = ["Contacts", "at_rest", "bounces", "flight_speeds", "out_of_bounds", "rebounds", "speeds"]
+
+_EDGES = (("floor", lambda x, y, r, w, h: y + r - h), ("left wall", lambda x, y, r, w, h: r - x),
+          ("right wall", lambda x, y, r, w, h: x + r - w), ("top", lambda x, y, r, w, h: r - y))
+
+
+def out_of_bounds(tracks: list[Track], size: tuple[int, int], end_ms: float | None = None) -> list[str]:
+    """Each edge a ball visibly crosses (first time per edge), as a person would see it.
+
+    Seen means far enough (``overlap_seen``: a few px, a third of a big ball) for long enough
+    (``SEEN_S``: a ball drawn past the floor for a frame or two as it bounces, or spawned over
+    an edge and pushed in at once, flashes by). A ball last drawn past an edge that is never drawn
+    again before ``end_ms`` (the end of the watch) left the arena: that is seen however short.
+    """
+    w, h = size
+    found: dict[str, tuple[float, str]] = {}
+    for tr in tracks:
+        rs = tr.rs if len(tr.rs) == len(tr.pts) else [tr.r] * len(tr.pts)
+        times = [p[0] for p in tr.pts]
+        gone = end_ms is not None and times[-1] < end_ms - 1e-6
+        for edge, past in _EDGES:
+            overs = [past(x, y, r, w, h) for (_, x, y), r in zip(tr.pts, rs, strict=True)]
+            wrong = [o > overlap_seen(r, size) for o, r in zip(overs, rs, strict=True)]
+            for start, dur, k0, k1 in spells(times, wrong):
+                left = gone and k1 == len(times) - 1
+                if not (lasts(dur) or left) or (edge in found and start >= found[edge][0]):
+                    continue
+                k = max(range(k0, k1 + 1), key=lambda i: overs[i])
+                _, x, y = tr.pts[k]
+                r, over = rs[k], overs[k]
+                what = "left the arena" if over > 2 * r else f"went {over:.0f} px past the {edge}"
+                if left:
+                    how = "and was not drawn again"
+                elif k1 == len(times) - 1 and end_ms is not None:
+                    how = f"and stayed there ({dur / 1000:.1f} s, to the end of the watch)"
+                else:
+                    how = f"for {max(dur, SEEN_S * 1000) / 1000:.2f} s"
+                found[edge] = (start, f"at {start / 1000:.2f} s a ball (r={r:.0f}) at ({x:.0f}, {y:.0f}) "
+                               f"{what} {how}")
+                break
+    return [msg for _, msg in sorted(found.values())]
+
+
+def rebounds(pts: list[tuple[float, float, float]], floor_band: float) -> list[tuple[float, float, float]]:
+    """(t of the bounce, t of the apex after it, rebound height px) for each floor bounce.
+
+    A bounce is a bottom turnaround below ``floor_band`` (y down); its rebound height is how far
+    above that point the ball turns back down next.
+    """
+    out, low = [], None
+    for i in range(1, len(pts) - 1):
+        y0, y, y1 = pts[i - 1][2], pts[i][2], pts[i + 1][2]
+        if y >= y0 and y > y1 and y >= floor_band:  # bottom turnaround
+            low = (pts[i][0], y)
+        elif low is not None and y <= y0 and y < y1:  # top turnaround
+            out.append((low[0], pts[i][0], low[1] - y))
+            low = None
+    return [r for r in out if r[2] > 2.0]
+
+
+def bounces(pts: list[tuple[float, float, float]], floor_band: float) -> list[float]:
+    """Rebound heights (px) after each floor bounce: apex height above the bounce point."""
+    return [h for _, _, h in rebounds(pts, floor_band)]
+
+
+class Contacts:
+    """Which balls hit another one when: balls that collide trade height, which is no gain.
+
+    A hit is two balls drawn touching (within ``SEEN_PX`` of the sum of their radii) on a page
+    whose balls are solid: where balls are seen passing through each other (one sunk more than
+    the smaller's radius into another for ``SEEN_S``), touching exchanges nothing.
+    """
+
+    def __init__(self, tracks: list[Track]) -> None:
+        self.tracks = tracks
+        self.at: list[dict[float, tuple[float, float, float]]] = []
+        self.drawn: dict[float, list[int]] = {}
+        for k, tr in enumerate(tracks):
+            rs = tr.rs if len(tr.rs) == len(tr.pts) else [tr.r] * len(tr.pts)
+            self.at.append({t: (x, y, r) for (t, x, y), r in zip(tr.pts, rs, strict=True)})
+            for t, _, _ in tr.pts:
+                self.drawn.setdefault(t, []).append(k)
+        self._solid: bool | None = None
+
+    @property
+    def solid(self) -> bool:
+        """Whether no two balls are ever seen passing through each other."""
+        if self._solid is None:
+            self._solid = True
+            widest = max((r for a in self.at for _, _, r in a.values()), default=0.0)
+            before: dict[tuple[int, int], float] = {}  # deep pairs -> since when
+            for t in sorted(self.drawn):
+                row = sorted((self.at[k][t][0], k) for k in self.drawn[t])
+                now: dict[tuple[int, int], float] = {}
+                for n, (xa, a) in enumerate(row):
+                    _, ya, ra = self.at[a][t]
+                    for xb, b in row[n + 1:]:
+                        if xb - xa > widest:
+                            break
+                        _, yb, rb = self.at[b][t]
+                        if ra + rb - ((xa - xb) ** 2 + (ya - yb) ** 2) ** 0.5 > min(ra, rb):
+                            key = (min(a, b), max(a, b))
+                            now[key] = before.get(key, t)
+                            if lasts(t - now[key]):
+                                self._solid = False
+                                return False
+                before = now
+        return self._solid
+
+    def touched(self, k: int, t_from: float, t_to: float) -> bool:
+        """Whether ball ``k`` hit another between ``t_from`` and ``t_to`` (ms).
+
+        Samples are frames apart and a fast hit lasts one frame: balls drawn within their
+        relative step since the previous sample of touching (the step is how far the gap can
+        have closed in between) count as a hit.
+        """
+        if not self.solid:
+            return False
+        prev: float | None = None
+        for t, (x, y, r) in self.at[k].items():
+            if t_from <= t <= t_to:
+                for other in self.drawn.get(t, ()):
+                    if other == k:
+                        continue
+                    xo, yo, ro = self.at[other][t]
+                    step = 0.0
+                    if prev is not None and prev in self.at[other]:
+                        px, py, _ = self.at[k][prev]
+                        qx, qy, _ = self.at[other][prev]
+                        step = (((x - xo) - (px - qx)) ** 2 + ((y - yo) - (py - qy)) ** 2) ** 0.5
+                    if (xo - x) ** 2 + (yo - y) ** 2 <= (r + ro + SEEN_PX + step) ** 2:
+                        return True
+            prev = t
+        return False
+
+
+def at_rest(log: list[tuple[float, list[Body]]], since_ms: float, tol: float = STILL_PX) -> bool:
+    """Whether every body drawn after ``since_ms`` stayed within ``tol`` px of where it was.
+
+    Bodies are compared in draw order (the same count in every sample); a ball still jittering
+    by under a pixel looks settled to a person; one sinking slowly moves more than that. No body at all is at rest too.
+    """
+    recent = [bodies for t, bodies in log if t >= since_ms]
+    if len(recent) < 2:
+        return False
+    first = recent[0]
+    for bodies in recent[1:]:
+        if len(bodies) != len(first):
+            return False
+        for (x0, y0, _, _), (x, y, _, _) in zip(first, bodies, strict=True):
+            if abs(x - x0) > tol or abs(y - y0) > tol:
+                return False
+    return True
+
+
+def speeds(tracks: list[Track], t_from: float, t_to: float) -> list[float]:
+    """Each ball's speed while it moves (px per virtual s) between ``t_from`` and ``t_to`` (ms).
+
+    Its fastest sample-to-sample speed (of three or more): how fast it flies, not how long it
+    then rests (a ball that settles sooner covers the same path in a fixed window).
+    """
+    out = []
+    for tr in tracks:
+        pts = [p for p in tr.pts if t_from <= p[0] <= t_to]
+        vs = sorted((abs(b[1] - a[1]) + abs(b[2] - a[2])) / ((b[0] - a[0]) / 1000)
+                    for a, b in zip(pts, pts[1:], strict=False) if b[0] > a[0])
+        vs = [v for v in vs if v > 5]
+        if len(vs) >= 3:
+            out.append(vs[-1])
+    return out
+
+
+def flight_speeds(tracks: list[Track], t_from: float, t_to: float) -> list[float]:
+    """Each ball's speed (px per virtual s) from when it is first seen after ``t_from`` to its first contact.
+
+    What a person compares between two displays: how fast the balls fly before anything hits
+    them, which does not depend on where collisions later send them. A contact is where a ball
+    turns back sideways (a wall, another ball) or turns up from falling (the floor, a ball
+    below); the top of a throw is none. Path length over time, from three samples or more.
+    """
+    out = []
+    for tr in tracks:
+        pts = [p for p in tr.pts if t_from <= p[0] <= t_to]
+        end = len(pts)
+        for k in range(2, len(pts)):
+            dx0, dx1 = pts[k - 1][1] - pts[k - 2][1], pts[k][1] - pts[k - 1][1]
+            dy0, dy1 = pts[k - 1][2] - pts[k - 2][2], pts[k][2] - pts[k - 1][2]
+            if (dx0 * dx1 < 0 and min(abs(dx0), abs(dx1)) > STILL_PX) or (dy0 > STILL_PX and dy1 < -STILL_PX):
+                end = k
+                break
+        seg = pts[:end]
+        if len(seg) < 3 or seg[-1][0] <= seg[0][0]:
+            continue
+        path = sum(((b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2) ** 0.5 for a, b in zip(seg, seg[1:], strict=False))
+        v = path / ((seg[-1][0] - seg[0][0]) / 1000)
+        if v > 5:
+            out.append(v)
+    return out
