@@ -9,15 +9,17 @@ Three layers, each rebuilt only when its input changes:
   wheels downloaded on the host. Its label ``agentbench.checker.recipe`` is a hash of the Dockerfile
   and the pinned requirements: an unchanged recipe is not rebuilt.
 - ``agentbench/checker:<hash>``: the runtime plus the check code (the package files the browser
-  checks import), built from an in-memory context through the engine API, so it works the same on
-  a remote engine. The tag is a hash of that code and the runtime's id: a code change builds one
-  new small layer (seconds) the first time it is checked.
+  checks import, and the ``.py``/``.js`` files of any other top-level packages the caller names:
+  plug-in tasks' probes, see ``checks/_tasks.py``), built from an in-memory context through the
+  engine API, so it works the same on a remote engine. The tag is a hash of that code and the
+  runtime's id: a code change builds one new small layer (seconds) the first time it is checked.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import importlib.util
 import io
 import platform
 import shutil
@@ -26,6 +28,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +48,7 @@ __all__ = [
     "checker_code_files",
     "checker_tag",
     "ensure_checker_image",
+    "package_files",
 ]
 
 # Named by the uid its `checker` user has: a runtime built for another uid is never reused.
@@ -61,6 +65,9 @@ PY_PACKAGES = ("playwright", "pydantic", "structlog")
 # The package modules `import agentbench.checks.browser` loads, besides agentbench/checks/ itself
 # (tests/checks/test_checker_image.py fails, naming the module, when this list falls behind).
 CODE_MODULES = ("__init__.py", "_files.py", "errors.py", "config.py", "names.py", "tasks.py")
+CODE_SUFFIXES = (".py", ".js")  # what is baked of a package: its modules and the scripts they load
+MAX_PACKAGE_FILES = 2000  # an outside package baked into the code layer: the probes of a plug-in, not a library
+MAX_PACKAGE_BYTES = 32 * 2**20
 
 log_ = structlog.get_logger()
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -73,20 +80,61 @@ def _checker_dir() -> Path:
     return path
 
 
-def checker_code_files() -> list[tuple[str, Path]]:
-    """(name in the image, file) of the check code baked into the checker image, sorted."""
+def _code_in(root: Path, prefix: str) -> list[tuple[str, Path]]:
+    return [(f"{prefix}/{path.relative_to(root).as_posix()}", path) for path in sorted(root.rglob("*"))
+            if path.is_file() and path.suffix in CODE_SUFFIXES and "__pycache__" not in path.parts]
+
+
+def package_files(module: str) -> list[tuple[str, Path]]:
+    """(name in the image, file): the ``.py`` and ``.js`` files of the top-level package holding
+    ``module`` (found on this host without importing it), to be importable in the checker too.
+
+    ``agentbench`` itself gives nothing (its check code is always baked). A module that cannot be
+    found, is not plain Python source, or a package past MAX_PACKAGE_FILES / MAX_PACKAGE_BYTES is a
+    SandboxError naming it.
+    """
+    top = module.split(".")[0]
+    if top == _PACKAGE.name:
+        return []
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError) as exc:
+        spec, why = None, f": {exc}"
+    else:
+        why = ""
+    if spec is None:
+        raise SandboxError(f"The package '{top}' (of {module}) is not importable on this host{why}, so it cannot "
+                           "be copied into the checker image. Install it (pip install ...) first.")
+    if spec.submodule_search_locations:
+        files = [f for root in spec.submodule_search_locations for f in _code_in(Path(root), top)]
+    elif spec.origin and spec.origin.endswith(".py"):
+        files = [(f"{top}.py", Path(spec.origin))]
+    else:
+        raise SandboxError(f"'{top}' (of {module}) is not Python source ({spec.origin}); only .py and .js "
+                           "files are copied into the checker image.")
+    size = sum(path.stat().st_size for _, path in files)
+    if len(files) > MAX_PACKAGE_FILES or size > MAX_PACKAGE_BYTES:
+        raise SandboxError(f"The package '{top}' (of {module}) has {len(files)} code files, {size // 2**20} MiB: "
+                           f"over the {MAX_PACKAGE_FILES} files / {MAX_PACKAGE_BYTES // 2**20} MiB copied into the "
+                           "checker image. Put the probes in a small package of their own.")
+    return files
+
+
+def checker_code_files(modules: Iterable[str] = ()) -> list[tuple[str, Path]]:
+    """(name in the image, file) of the check code baked into the checker image, sorted: agentbench's
+    and that of the top-level packages holding ``modules`` (see :func:`package_files`)."""
     files = [(f"agentbench/{name}", _PACKAGE / name) for name in CODE_MODULES]
-    for path in sorted((_PACKAGE / "checks").rglob("*")):
-        if path.is_file() and path.suffix in (".py", ".js") and "__pycache__" not in path.parts:
-            files.append((f"agentbench/{path.relative_to(_PACKAGE).as_posix()}", path))
-    return sorted(files)
+    files += _code_in(_PACKAGE / "checks", "agentbench/checks")
+    for module in sorted(set(modules)):
+        files += package_files(module)
+    return sorted(dict(files).items())
 
 
-def checker_tag(client: Any) -> str:
+def checker_tag(client: Any, modules: Iterable[str] = ()) -> str:
     """The tag of the checker image for this code on this runtime (raises ImageMissing without one)."""
     runtime = _runtime_id(client)
     digest = hashlib.sha256(runtime.encode())
-    for name, path in checker_code_files():
+    for name, path in checker_code_files(modules):
         digest.update(f"\0{name}\0".encode())
         digest.update(path.read_bytes())
     return f"{CHECKER_REPO}:{digest.hexdigest()[:16]}"
@@ -104,15 +152,21 @@ def _runtime_id(client: Any) -> str:
         raise SandboxError(f"Docker could not look up image {CHECKER_RUNTIME_TAG}: {exc}") from exc
 
 
-def ensure_checker_image(client: Any | None = None, *, log: Log = lambda _msg: None) -> str:
-    """The checker image tag for the current code, building its code layer when it is new."""
+def ensure_checker_image(client: Any | None = None, *, log: Log = lambda _msg: None,
+                         modules: Iterable[str] = ()) -> str:
+    """The checker image tag for the current code, building its code layer when it is new.
+
+    ``modules``: modules outside agentbench the worker must import (a plug-in task's probes): their
+    top-level packages are baked in beside agentbench's check code, and count in the tag.
+    """
     client = connect_docker(client)
-    tag = checker_tag(client)
+    modules = sorted(set(modules))
+    tag = checker_tag(client, modules)
     if image_exists(client, tag):
         return tag
     with _image._build_lock():
         if not image_exists(client, tag):
-            _build_code_layer(client, tag, log)
+            _build_code_layer(client, tag, log, modules)
     return tag
 
 
@@ -214,16 +268,17 @@ def _bootstrap_checker_base(client: Any, *, mirror: str, log: Log) -> None:
                    prepare=install_security)
 
 
-def _build_code_layer(client: Any, tag: str, log: Log) -> None:
+def _build_code_layer(client: Any, tag: str, log: Log, modules: Iterable[str] = ()) -> None:
     import docker
 
     digest = tag.rpartition(":")[2]
-    dockerfile = (f"FROM {CHECKER_RUNTIME_TAG}\nUSER root\nCOPY agentbench /opt/agentbench/code/agentbench\n"
+    dockerfile = (f"FROM {CHECKER_RUNTIME_TAG}\nUSER root\nCOPY code/ /opt/agentbench/code/\n"
                   "RUN python3 -m compileall -q /opt/agentbench/code\n"
                   f'LABEL agentbench.checker.code="{digest}"\nUSER {CHECKER_UID}:{CHECKER_UID}\n')
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
-        members = [("Dockerfile", dockerfile.encode())] + [(n, p.read_bytes()) for n, p in checker_code_files()]
+        members = [("Dockerfile", dockerfile.encode())] + [(f"code/{n}", p.read_bytes())
+                                                             for n, p in checker_code_files(modules)]
         for name, data in members:
             info = tarfile.TarInfo(name)
             info.size, info.mode, info.mtime = len(data), 0o644, 0
