@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from agentbench.checks.browser._explore import Control, Trials
+from agentbench.checks.todo._adds import rank_add
 from agentbench.checks.todo._app import TodoMap, look_diff, reverted
 from agentbench.checks.todo._filters import filter_key
-from agentbench.checks.todo._map import rank_add, rank_row
+from agentbench.checks.todo._rows import rank_row
 
 
 def _control(**kw) -> Control:
