@@ -37,7 +37,7 @@ from ..checks import Checklist
 from ..config import project_root
 from ..errors import ArtefactError, TaskError
 from ..store import AttemptResult
-from ..tasks import read_task_toml
+from ..tasks import read_task_toml, task_file
 
 __all__ = [
     "AnswerInvalid",
@@ -106,7 +106,7 @@ def reviewers_dir() -> Path:
 
 def load_rubric(task_id: str, root: Path | None = None, *, checklist: Checklist | None = None) -> Rubric:
     """Load ``<root>/<task_id>.toml`` and check it against the task's checklist, if given."""
-    path = (root or reviewers_dir()) / f"{task_id}.toml"
+    path = root / f"{task_id}.toml" if root else task_file(task_id, "reviewer")  # a plug-in's: in its data
     data = read_task_toml(path, task_id, what="reviewer rubric", example="reviewers/flappy.toml")
     try:
         rubric = Rubric.model_validate(data)
