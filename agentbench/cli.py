@@ -262,12 +262,26 @@ def sandbox_build(
 
 @app.command("tasks")
 def tasks_cmd() -> None:
-    """List the tasks."""
+    """List the tasks: the built-in ones and the installed plug-ins (entry points ``agentbench.tasks``)."""
+    from rich.markup import escape
+
     from .tasks import list_tasks, load_task
 
-    for tid in list_tasks():
-        t = load_task(tid)
+    try:
+        ids = list_tasks()
+    except AgentbenchError as exc:
+        _fail(exc)
+    broken = []
+    for tid in ids:
+        try:
+            t = load_task(tid)
+        except AgentbenchError as exc:  # a plug-in that does not load: said, the others still listed
+            broken.append(tid)
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+            continue
         out.print(f"{tid:10} {t.title:18} checks: {', '.join(t.checks)}", highlight=False)
+    if broken:
+        raise typer.Exit(2)
 
 
 @app.command("stats")

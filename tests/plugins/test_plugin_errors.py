@@ -148,5 +148,11 @@ def test_the_cli_reports_a_broken_plugin_as_a_usage_error(site: Path, tmp_path: 
     proc = subprocess.run([sys.executable, "-m", "agentbench", "check", "--task", "broken", str(tmp_path / "page")],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "Plug-in task 'broken'" in proc.stderr and "ModuleNotFoundError" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    said = " ".join(proc.stderr.split())  # the console wraps long lines
+    assert "Plug-in task 'broken'" in said and "ModuleNotFoundError" in said and "Traceback" not in said
+    listing = subprocess.run([sys.executable, "-m", "agentbench", "tasks"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert listing.returncode == 2 and "Traceback" not in listing.stderr  # the others listed, the broken one said
+    assert [line.split()[0] for line in listing.stdout.splitlines()] == BUILTINS
+    said = " ".join(listing.stderr.split())
+    assert "Plug-in task 'broken'" in said and "No module named 'no_such_module_anywhere'" in said
