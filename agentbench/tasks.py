@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.metadata
 import sys
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -187,11 +188,24 @@ def plugin_for(task_id: str, root: Path | None = None) -> InstalledPlugin | None
     return _LOADED[key]
 
 
-def installed_plugins(root: Path | None = None) -> list[InstalledPlugin]:
-    """Every installed plug-in task, imported and checked (any bad one raises TaskError)."""
-    builtin = set(builtin_tasks(root))
-    found = [plugin_for(name, root) for name in list_tasks(root) if name not in builtin]
-    return [p for p in found if p is not None]
+def installed_plugins(root: Path | None = None, *,
+                      on_error: Callable[[TaskError], None] | None = None) -> list[InstalledPlugin]:
+    """Every installed plug-in task, imported and checked, by id. A bad one (a clash, an import
+    failure, a missing file) raises its TaskError, or, given ``on_error``, is handed to it and left out."""
+    builtin = builtin_tasks(root)
+    found = []
+    for name, eps in sorted(_plugin_entry_points().items()):
+        try:
+            _refuse_clash(name, eps, builtin)
+            plugin = plugin_for(name, root)
+        except TaskError as exc:
+            if on_error is None:
+                raise
+            on_error(exc)
+            continue
+        if plugin is not None:
+            found.append(plugin)
+    return found
 
 
 def _load_plugin(ep: importlib.metadata.EntryPoint) -> InstalledPlugin:

@@ -16,7 +16,15 @@ from pathlib import Path
 import pytest
 
 from agentbench.errors import TaskError
-from agentbench.tasks import ENTRY_POINT_GROUP, PLUGIN_FILES, list_tasks, load_task, plugin_for, task_file
+from agentbench.tasks import (
+    ENTRY_POINT_GROUP,
+    PLUGIN_FILES,
+    installed_plugins,
+    list_tasks,
+    load_task,
+    plugin_for,
+    task_file,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILTINS = ["ball", "converter", "flappy", "todo"]
@@ -90,6 +98,18 @@ def test_an_entry_point_that_fails_to_import_names_the_plugin_and_the_error(site
     assert "RuntimeError: the plug-in is half written" in message
     assert "reinstall that package, or uninstall it" in message
     assert load_task("flappy").title == "Flappy Bird"  # one broken plug-in costs no other task
+
+
+def test_the_installed_plugins_leave_a_broken_one_out_only_when_asked(site: Path, tmp_path: Path) -> None:
+    data = _data(tmp_path / "data")
+    _distribution(site, "tiny-plugin", {"tiny": "tiny_plugin:task"}, {"tiny_plugin/__init__.py": _plugin_module(data)})
+    _distribution(site, "broken-plugin", {"broken": "broken_plugin:task"},
+                  {"broken_plugin/__init__.py": "raise RuntimeError('half written')\n"})
+    with pytest.raises(TaskError, match="Plug-in task 'broken'"):
+        installed_plugins()
+    seen: list[TaskError] = []
+    assert [p.task_id for p in installed_plugins(on_error=seen.append)] == ["tiny"]
+    assert len(seen) == 1 and "RuntimeError: half written" in str(seen[0])
 
 
 def test_a_plugin_cannot_take_a_builtin_tasks_id(site: Path, tmp_path: Path) -> None:
