@@ -1,7 +1,7 @@
 """Finding and using controls the way a person does, for probes of form pages (to-do, converter).
 
-Reading goes through ``_find.js`` and ``_explore.js`` (read-only DOM queries that name elements by a
-deep CSS path, open shadow roots included), loaded as one library;
+Reading goes through ``_find.js``, ``_explore.js`` and ``_explore_state.js`` (read-only DOM queries
+that name elements by a deep CSS path, open shadow roots included), loaded as one library;
 every input is real: ``locator.click()`` (the mouse at the element), ``select_option`` on a
 ``<select>``, ``keyboard.type`` into a field focused by a click, select-all + Backspace to clear.
 Nothing here sets ``.value`` or dispatches events from JavaScript.
@@ -46,8 +46,10 @@ __all__ = [
     "value",
 ]
 
-# _explore.js adds the page explorer's readers (shadow-piercing candidates and row state) to the same library.
-_JS = "\n".join(Path(__file__).with_name(name).read_text(encoding="utf-8") for name in ("_find.js", "_explore.js"))
+# _explore.js (shadow-piercing candidates) and _explore_state.js (row state) add the page explorer's readers
+# to the same library.
+_JS = "\n".join(Path(__file__).with_name(name).read_text(encoding="utf-8")
+                for name in ("_find.js", "_explore.js", "_explore_state.js"))
 _ACTION_TIMEOUT_MS = 2500
 _ANIMATION_WAIT_S = 2.0  # virtual seconds at most per read
 _ANIMATION_BUDGET_S = 8.0  # virtual seconds per page of reads whose animations outlast the wait: a page that
