@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from agentbench.checks._model import CheckResult, Evidence
 from agentbench.checks.browser import PageSession, ProbeContext, register_task
 from agentbench.checks.browser._explore import Control, act, controls
-from agentbench.checks.browser._find import dom, parse_numbers, run_checks_side_by_side, value
+from agentbench.checks.browser._find import dom, run_checks_side_by_side, value
+from agentbench.checks.browser._numbers import parse_numbers
 
 CHECKS = ("increment", "decrement", "reset")
 CAP = 12  # controls tried at most; a page with more is "could not tell" when none had the effect
