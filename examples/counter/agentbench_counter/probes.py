@@ -1,9 +1,9 @@
 """The counter's probes: click what a person could click, read the numbers shown, judge by what changed.
 
 Nothing here knows the artefact's names: a control adds one because each click on it raised a
-number on the page by one, not because it says "+". One exploration per check run
-(``ctx.discover``) clicks every control twice and records what its clicks did to the numbers
-shown; then each check plays its feature on a fresh page and reads the numbers after every click:
+number on the page by one, not because it says "+". One exploration per check run clicks every
+control twice and records what its clicks did to the numbers shown; then each check plays its
+feature on a fresh page and reads the numbers after every click:
 
 - ``increment``: three clicks on a control raise a number shown by one each;
 - ``decrement``: three clicks from the start lower it by one each, below zero too;
@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from agentbench.checks._model import CheckResult, Evidence
-from agentbench.checks.browser import PageSession, ProbeContext, register_task
+from agentbench.checks.browser import PageBroken, PageSession, ProbeContext, register_task
 from agentbench.checks.browser._explore import Control, act, controls
 from agentbench.checks.browser._find import dom, run_checks_side_by_side, value
 from agentbench.checks.browser._numbers import parse_numbers
@@ -219,10 +219,14 @@ def check_body(check_id: str, found: Found) -> Callable[[PageSession], Awaitable
 
 async def counter_probes(ctx: ProbeContext) -> list[CheckResult]:
     """The task's probe coroutine: one exploration, then the three checks side by side on fresh pages."""
-    found = await ctx.discover("counter:explore", lambda: explore(ctx))
-    if not isinstance(found, Found):
-        return [CheckResult(id=c, status="error", detail="the page could not be explored (it broke while its "
-                            "controls were tried)") for c in CHECKS]
+    try:
+        found = await explore(ctx)
+    except PageBroken as exc:  # hung, crashed or navigated away under a person's clicks: the page's defect
+        return [CheckResult(id=c, status="fail", detail=f"the page broke while its controls were tried: {exc}")
+                for c in CHECKS]
+    except Exception as exc:  # noqa: BLE001 - could not tell, and why
+        return [CheckResult(id=c, status="error", detail=f"the page could not be explored: {type(exc).__name__}: "
+                            f"{exc}") for c in CHECKS]
     return await run_checks_side_by_side(ctx, [(c, check_body(c, found)) for c in CHECKS])
 
 
