@@ -224,6 +224,6 @@ Object.assign(AB, (() => {
     fromRel: (a) => { const r = resolve(a.root); const e = r && unrel(r, a.rel); return e ? path(e) : null; },
     shownPaths: (a) => a.paths.map((p) => visible(resolve(p))),
     // shared with _explore_state.js
-    _ex: { FIELD_TYPES, SKIP, activeDeep, contains, css, deep, fieldValue, isField, low, nameOf, norm, ownText, parentOf, path, rel,
-      resolve, seen, text, visible } };
+    _ex: { FIELD_TYPES, SKIP, activeDeep, contains, css, deep, fieldValue, isField, low, nameOf, norm, ownText,
+      parentOf, path, rel, resolve, seen, text, visible } };
 })());

@@ -3,8 +3,8 @@
 // roots. Loaded after _explore.js, whose helpers it takes (AB._ex); read-only like it.
 Object.assign(AB, (() => {
   "use strict";
-  const { FIELD_TYPES, SKIP, activeDeep, contains, css, deep, fieldValue, isField, low, nameOf, norm, ownText, parentOf, path, rel,
-    resolve, seen, text, visible } = AB._ex;
+  const { FIELD_TYPES, SKIP, activeDeep, contains, css, deep, fieldValue, isField, low, nameOf, norm, ownText,
+    parentOf, path, rel, resolve, seen, text, visible } = AB._ex;
 
   // ---- state --------------------------------------------------------------------------------
   const NOISE = "[role=alert], [role=status], .toast, .snackbar, .notification, .flash, .notice";
