@@ -178,7 +178,9 @@ class CheckerContainer:
         if self._client is None and self._engine is not None:
             self._client = self._engine.new_client()
         self._client = connect_docker(self._client)
-        image = ensure_checker_image(self._client)
+        from ._tasks import plugin_probe_modules
+
+        image = ensure_checker_image(self._client, modules=plugin_probe_modules())  # with plug-ins' probes
         sweep_orphans_once(self._client)  # containers (checkers too) whose owner process died
         uid = f"{CHECKER_UID}:{CHECKER_UID}"
         try:
