@@ -31,7 +31,7 @@ from pydantic import (
 
 from ..config import project_root
 from ..errors import ArtefactError, TaskError
-from ..tasks import Task, load_task, read_task_toml
+from ..tasks import Task, load_task, read_task_toml, task_file
 from ._model import CheckResult
 from .static._source import Source
 from .static._static import DETECTORS, match_patterns
@@ -173,7 +173,9 @@ def checklists_dir() -> Path:
 
 
 def checklist_path(task_id: str, root: Path | None = None) -> Path:
-    return (root or checklists_dir()) / f"{task_id}.toml"
+    """``<root>/<task_id>.toml`` given a root; else where the task keeps it (``tasks.task_file``):
+    ``checklists/<id>.toml`` for a built-in, ``checklist.toml`` in a plug-in's data folder."""
+    return root / f"{task_id}.toml" if root else task_file(task_id, "checklist")
 
 
 def load_checklist(task_id: str, root: Path | None = None, *, task: Task | None = None) -> Checklist:
