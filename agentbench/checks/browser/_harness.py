@@ -36,6 +36,7 @@ from ...errors import CheckError
 from .._chromium_flags import CHROMIUM_ARGS, IGNORED_DEFAULT_ARGS
 from ._frames import Frame
 from ._page import ORIGIN, PageBroken, PageSession
+from ._scripts import CLOCK_JS
 from ._serve import ServeBudget, is_plain_file, serve_file
 from ._slot import CheckClock, Slot
 
@@ -49,7 +50,6 @@ WIPE_PATH = "/__agentbench_wipe__"  # our blank page, served on the artefact's o
 MAX_REUSE = 40  # sessions per pooled context before it is replaced (bounds heap growth)
 
 
-_CLOCK_JS = (Path(__file__).with_name("_clock.js")).read_text(encoding="utf-8")
 
 
 class BrowserHarness:
@@ -217,7 +217,7 @@ class BrowserHarness:
         assert slot is not None
         cfg = {"fps": session.fps, "seed": session.seed, "epoch": session.epoch, "startAbs": session.now_ms,
                "channel": session.channel, "confirm": session.confirm}
-        source = _CLOCK_JS.replace("__AB_CONFIG__", json.dumps(cfg))
+        source = CLOCK_JS.replace("__AB_CONFIG__", json.dumps(cfg))
         try:
             # The new one first: a document the page makes meanwhile (a reload it started) must
             # get a clock; one that gets both keeps the first (see _clock.js: once per document).
