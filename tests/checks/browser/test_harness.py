@@ -366,8 +366,11 @@ async def test_a_session_cancelled_mid_step_is_not_reused(chromium_path: str, tm
     folder = page(tmp_path, "<p>fine</p>")
     async with BrowserHarness(chromium_path) as h:
         s = await h.open(folder)
+        from tests.helpers.waiting import until_async
+
         step = asyncio.ensure_future(s.eval("() => { for (;;) {} }", timeout_s=30))
-        await asyncio.sleep(0.3)
+        # Cancelled once the step is under way (sent to the page), not after a guessed span of time.
+        await until_async(lambda: s.inflight is not None and not s.inflight.done(), "the endless step to start")
         step.cancel()  # as when the load check finds the page broken and the probes are called off
         await asyncio.gather(step, return_exceptions=True)
         await s.close()
