@@ -31,7 +31,7 @@ import importlib.metadata as md, sys, tomllib
 from pathlib import Path
 from packaging.requirements import Requirement
 import agentbench
-if Path(agentbench.__file__).resolve().parent != Path.cwd().resolve() / "agentbench":
+if Path(agentbench.__file__).resolve().parent != (Path.cwd() / "agentbench").resolve():
     sys.exit(1)  # another checkout's (or none)
 project = tomllib.loads(Path("pyproject.toml").read_text())["project"]
 extras = project.get("optional-dependencies", {})
@@ -45,10 +45,10 @@ while todo:
             sys.exit(1)
 PY
 }
-PIP_LOG=/tmp/agentbench-pip.log
 pip_pid=""
 if ! python_ready; then
     # In the background: it downloads while apt does (pip needs nothing apt installs).
+    PIP_LOG="$(mktemp -t agentbench-pip.XXXXXX)"
     echo "setup: installing the Python package and its requirements (log: $PIP_LOG)"
     python3 -m pip install -q --disable-pip-version-check -e ".$EXTRAS" >"$PIP_LOG" 2>&1 &
     pip_pid=$!
@@ -81,7 +81,8 @@ if [ -n "$pip_pid" ]; then
         echo "setup: pip install -e '.$EXTRAS' failed (above)" >&2
         exit 1
     fi
-    grep -v "Running pip as the 'root' user" "$PIP_LOG" || true
+    cat "$PIP_LOG"
+    rm -f "$PIP_LOG"
 fi
 
 # The sandbox image, and the checker image every browser check runs in (its code layer is rebuilt
