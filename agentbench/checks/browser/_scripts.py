@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import _workers
+
 __all__ = ["CLOCK_JS", "CLOCK_PARTS", "VIEW_JS", "VIEW_PARTS"]
 
 CLOCK_PARTS = ("_clock.js", "_clock_timers.js", "_clock_sound.js", "_clock_canvas.js", "_clock_channel.js")
@@ -18,5 +20,5 @@ def _join(parts: tuple[str, ...]) -> str:
     return "".join(Path(__file__).with_name(name).read_text(encoding="utf-8") for name in parts)
 
 
-CLOCK_JS = _join(CLOCK_PARTS)
-VIEW_JS = _join(VIEW_PARTS)
+CLOCK_JS = _join(CLOCK_PARTS) + _workers.PAGE_JS  # each followed by the page's workers' side
+VIEW_JS = _join(VIEW_PARTS) + _workers.VIEW_JS

@@ -85,6 +85,7 @@
             clock("rafs");
           }
           stepAnimations(frameTime(frame));
+          if (globalThis.__abWorkers.any) await globalThis.__abWorkers.step();  // _workers_view.js
           await yieldTask();
           const due = capMs > 0 && frameTime(frame) >= capBase + capIndex * capMs - 1e-6;
           const logNow = B.every > 0 && frame % B.every === 0;

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from agentbench.checks.browser import BrowserHarness
+from agentbench.checks.browser import BrowserHarness, ProbeContext
+from agentbench.checks.browser._refresh import refresh_rate_check
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -132,3 +133,80 @@ async def test_an_iframe_page_plays_and_a_removed_one_stops(harness: BrowserHarn
         await s.close()
     assert at_removal >= 5 and ticks == at_removal, (ticks, at_removal)
     assert inner >= 55, inner
+
+
+# ---- tell 6: a dedicated worker runs on the page's virtual clock ---------------------------------------------
+# fixtures/invisible/worker_clock.html: a blob: worker counts its 100 ms interval and its animation frames;
+# every 30 frames the page asks it what its clocks say and records its own beside the answer.
+FRAME_MS = 1000 / 60
+
+
+async def _worker_answers(harness: BrowserHarness, seconds: float) -> dict[str, Any]:
+    s = await harness.open(FIXTURES, "worker_clock.html", fps=60)
+    try:
+        await s.advance(seconds)
+        return await s.eval("() => ({made, answers, pageFns, workerShape})")
+    finally:
+        await s.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def worker_seen(harness: BrowserHarness) -> dict[str, Any]:
+    return await _worker_answers(harness, 3.0)
+
+
+async def test_a_workers_clock_agrees_with_the_pages_after_play(worker_seen: dict[str, Any]) -> None:
+    """After 3 virtual s the worker's Date is the page's and its performance.now has run with the
+    page's from the moment the page made it (within the one frame a message takes)."""
+    answers = worker_seen["answers"]
+    assert [a["asked"]["frame"] for a in answers] == list(range(30, 181, 30)), answers
+    last = answers[-1]
+    assert 0 <= last["asked"]["date"] - last["date"] <= FRAME_MS + 1, last
+    made_now, made_date = worker_seen["made"]  # the page's clocks just before it made the worker
+    elapsed = last["asked"]["now"] - made_now
+    assert abs(elapsed - FRAME_MS - last["now"]) <= 1, (elapsed, last)
+    # At its first statement: performance.now 0, Date the page's then.
+    assert last["t0"] == 0 and abs(last["d0"] - made_date) <= 1, last
+
+
+async def test_a_workers_interval_and_animation_frames_tick_by_virtual_time(worker_seen: dict[str, Any]) -> None:
+    for a in worker_seen["answers"]:
+        assert a["ticks"] == int(a["now"] // 100), a  # every 100 ms of the worker's time, none more
+        assert a["rafs"] == a["asked"]["frame"] - 1, a  # one per page frame, up to the frame before
+    assert worker_seen["answers"][-1]["ticks"] >= 29
+
+
+async def test_a_worker_reads_the_same_on_every_run(harness: BrowserHarness, worker_seen: dict[str, Any]) -> None:
+    """What the worker reads is the same in a second run (the page's own reads move with the work it
+    does: they are left out)."""
+    def worker(seen: dict[str, Any]) -> list[list[Any]]:
+        return [[a[k] for k in ("now", "date", "ticks", "rafs", "t0", "d0", "got")] for a in seen["answers"]]
+    again = await _worker_answers(harness, 3.0)
+    assert worker(again) == worker(worker_seen)
+
+
+async def test_a_worker_cannot_tell_its_clock_from_the_browsers(worker_seen: dict[str, Any]) -> None:
+    """Its functions read as native from its own realm, with their names and lengths, and none is an
+    own property of the global scope that was not one; the harness's message never reaches its code;
+    the page's Worker, its terminate and URL.createObjectURL read as native from another realm."""
+    last = worker_seen["answers"][-1]
+    lengths = {"setTimeout": 1, "setInterval": 1, "requestAnimationFrame": 1, "cancelAnimationFrame": 1, "Date": 7}
+    for name, (source, fn_name, length) in last["natives"].items():
+        assert NATIVE.match(source) and source == f"function {fn_name}() {{ [native code] }}", (name, source)
+        assert length == lengths.get(name, 0), (name, length)
+    assert last["got"][0] == 30, last["got"]  # the page's first message is the first it gets
+    # Own properties of its global scope, as in Chromium's worker (its timers live on the prototype).
+    assert last["own"] == ["Date", "cancelAnimationFrame", "close", "requestAnimationFrame"], last["own"]
+    for name, (foreign, fn_name, length, own) in worker_seen["pageFns"].items():
+        assert NATIVE.match(foreign) and foreign == own == f"function {fn_name}() {{ [native code] }}", (name, foreign)
+        assert length == {"Worker": 1, "createObjectURL": 1, "terminate": 0}[name], (name, length)
+    assert worker_seen["workerShape"] == [True, True, "function"]
+
+
+async def test_a_game_whose_physics_runs_in_a_worker_is_judged_alike_at_60_and_240_hz(
+        harness: BrowserHarness, tmp_path: Path) -> None:
+    """Time-based physics in a worker: the ball is where the time says at either rate (refresh-rate passes)."""
+    ctx = ProbeContext(harness=harness, artefact_dir=FIXTURES, entry="worker_game.html", evidence_dir=tmp_path / "ev")
+    result = await refresh_rate_check(ctx, [])
+    assert result.status == "pass", (result.detail, result.data)
+    assert 0.95 <= float(result.data["s"]) <= 1.05, result.data

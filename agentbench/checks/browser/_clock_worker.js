@@ -1,0 +1,190 @@
+// A dedicated worker's clock: runs in the worker before its own script, on the page's virtual time.
+// _clock_workers.js puts it in front of the worker's script (on the script's first line, so the
+// script's own line numbers stay) with the worker's config {bc, id, rel0, date0, seed, marker}.
+//
+// The worker's time is the page's: performance.now starts at 0 when the page made the worker and
+// runs with the page's time (rel - rel0); Date reads the page's Date. Time moves only when the
+// page's frame step pushes it (over a BroadcastChannel whose name is the session's secret): the
+// worker's timers due by then run in due order, each at its own due time, then its animation
+// frame callbacks at the frame's time, then it answers (ack) so the page goes on only once the
+// worker has caught up. The page posts `marker` to the worker when it makes it: messages reach a
+// worker only after its script ran, so that message says "started" (it never reaches page code).
+// Every function put in reads as native from this realm. Keep every statement ended by a
+// semicolon and comments on lines of their own: Python joins the lines into one.
+((cfg) => {
+  "use strict";
+  const apply = Reflect.apply, construct = Reflect.construct, defineProperty = Object.defineProperty;
+  const getDesc = Object.getOwnPropertyDescriptor, floor = Math.floor, imul = Math.imul, mathMax = Math.max;
+  const g = self;
+  const N = {
+    NDate: g.Date, BC: g.BroadcastChannel, bcPost: BroadcastChannel.prototype.postMessage,
+    on: EventTarget.prototype.addEventListener, stop: Event.prototype.stopImmediatePropagation,
+    data: getDesc(MessageEvent.prototype, "data").get, fnToString: Function.prototype.toString,
+    WeakMap: g.WeakMap, wmGet: WeakMap.prototype.get, wmSet: WeakMap.prototype.set, wmHas: WeakMap.prototype.has,
+    close: g.close, Number: g.Number, String: g.String, Function: g.Function, reportError: g.reportError,
+  };
+  const call = (fn, self2, ...args) => apply(fn, self2, args);
+  const str = (v) => apply(N.String, undefined, [v]);
+  const num = (v) => apply(N.Number, undefined, [v]);
+  const names = new N.WeakMap();
+  const native = (fn, name) => { call(N.wmSet, names, fn, name); return fn; };
+  // Put where the browser has it (a worker's timers live on WorkerGlobalScope.prototype, not on self).
+  const define = (obj, name, value, enumerable, like) => {
+    native(value, name);
+    let owner = obj;
+    while (owner && !getDesc(owner, name)) owner = Object.getPrototypeOf(owner);
+    const desc = owner ? getDesc(owner, name) : null;
+    const was = like || (desc && desc.value);
+    if (typeof was === "function") defineProperty(value, "length", { value: was.length, configurable: true });
+    defineProperty(owner || obj, name, { value, writable: true, configurable: true, enumerable: desc ? desc.enumerable : !!enumerable });
+  };
+  define(Function.prototype, "toString", native({ toString() {
+    if (call(N.wmHas, names, this)) return "function " + call(N.wmGet, names, this) + "() { [native code] }";
+    return apply(N.fnToString, this, []);
+  } }.toString, "toString"), false);
+
+  const S = { now: 0, frameTime: 0, reads: 0, started: false, timers: [], byId: {}, next: 1, nest: 0,
+    rafs: [], rafById: {}, nextRaf: 1 };
+  const SPIN_READS = 10000;
+  function readNow() {
+    if (++S.reads > SPIN_READS) S.now += 0.001;
+    return S.now;
+  }
+
+  let seed = (cfg.seed >>> 0) || 1;
+  function draw32() {
+    seed = (seed + 0x6D2B79F5) >>> 0;
+    let t = seed;
+    t = imul(t ^ (t >>> 15), t | 1);
+    t ^= t + imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  }
+  define(Math, "random", { random() { return ((draw32() >>> 5) * 67108864 + (draw32() >>> 6)) / 9007199254740992; } }.random);
+
+  define(Performance.prototype, "now", { now() { return readNow(); } }.now, true);
+  const dateNow = () => cfg.date0 + readNow();
+  const NDate = N.NDate;
+  function Date(year, monthIndex, day, hours, minutes, seconds, ms) {
+    if (!new.target) return str(construct(NDate, [dateNow()]));
+    if (arguments.length === 0) return construct(NDate, [dateNow()], new.target);
+    return construct(NDate, arguments, new.target);
+  }
+  defineProperty(Date, "prototype", { value: NDate.prototype, writable: false, enumerable: false, configurable: false });
+  define(Date, "now", { now() { return floor(dateNow()); } }.now, false, NDate.now);
+  define(Date, "parse", NDate.parse);
+  define(Date, "UTC", NDate.UTC);
+  native(Date, "Date");
+  defineProperty(NDate.prototype, "constructor", { value: Date, writable: true, configurable: true, enumerable: false });
+  define(g, "Date", Date);
+
+  function invoke(fn, self2, args) {
+    S.reads = 0;
+    try { apply(fn, self2, args); } catch (err) { try { call(N.reportError, g, err); } catch (e) { S.reads = 0; } }
+  }
+  function toFunction(cb) {
+    if (typeof cb === "function") return cb;
+    const code = str(cb);
+    return () => call(N.Function, undefined, code)();
+  }
+  const rest = (list, from) => {
+    const out = [];
+    for (let i = from; i < list.length; i++) out[out.length] = list[i];
+    return out;
+  };
+  function addTimer(cb, delay, args, repeat) {
+    delay = num(delay) || 0;
+    if (delay < 0) delay = 0;
+    const nest = S.nest + 1;
+    if (nest > 5 && delay < 4) delay = 4;
+    if (repeat && delay < 1) delay = 1;
+    const id = S.next++;
+    const t = { id, due: S.now + delay, fn: toFunction(cb), args, delay, repeat, nest, dead: false };
+    S.timers[S.timers.length] = t;
+    S.byId[id] = t;
+    return id;
+  }
+  function clearTimer(id) {
+    const t = S.byId[num(id)];
+    if (t) { t.dead = true; delete S.byId[t.id]; }
+  }
+  define(g, "setTimeout", { setTimeout(cb, delay) { return addTimer(cb, delay, rest(arguments, 2), false); } }.setTimeout, true);
+  define(g, "setInterval", { setInterval(cb, delay) { return addTimer(cb, delay, rest(arguments, 2), true); } }.setInterval, true);
+  define(g, "clearTimeout", { clearTimeout(id) { clearTimer(id); } }.clearTimeout, true);
+  define(g, "clearInterval", { clearInterval(id) { clearTimer(id); } }.clearInterval, true);
+  if (typeof g.requestAnimationFrame === "function") {
+    define(g, "requestAnimationFrame", { requestAnimationFrame(cb) {
+      const id = S.nextRaf++;
+      const r = { id, cb, dead: false };
+      S.rafs[S.rafs.length] = r;
+      S.rafById[id] = r;
+      return id;
+    } }.requestAnimationFrame, true);
+    define(g, "cancelAnimationFrame", { cancelAnimationFrame(id) {
+      const r = S.rafById[num(id)];
+      if (r) { r.dead = true; delete S.rafById[r.id]; }
+    } }.cancelAnimationFrame, true);
+  }
+  function pick(limit) {
+    let next = null;
+    for (let i = 0; i < S.timers.length; i++) {
+      const t = S.timers[i];
+      if (!t.dead && t.due <= limit && (next === null || t.due < next.due || (t.due === next.due && t.id < next.id))) next = t;
+    }
+    return next;
+  }
+  function runTimers(limit) {
+    for (let guard = 0; guard < 100000; guard++) {
+      const t = pick(limit);
+      if (t === null) break;
+      if (t.due > S.now) S.now = t.due;
+      if (t.repeat) {
+        let delay = t.delay;
+        t.nest++;
+        if (t.nest > 5 && delay < 4) delay = 4;
+        t.due = mathMax(t.due + delay, S.now + 0.001);
+      } else {
+        t.dead = true;
+        delete S.byId[t.id];
+      }
+      const saved = S.nest;
+      S.nest = t.nest;
+      invoke(t.fn, g, t.args);
+      S.nest = saved;
+    }
+    if (S.timers.length > 64) {
+      const live = [];
+      for (let i = 0; i < S.timers.length; i++) if (!S.timers[i].dead) live[live.length] = S.timers[i];
+      S.timers = live;
+    }
+  }
+  function runRafs(ft) {
+    if (S.now < ft) S.now = ft;
+    S.frameTime = ft;
+    const due = S.rafs;
+    S.rafs = [];
+    S.rafById = {};
+    for (let i = 0; i < due.length; i++) if (!due[i].dead) invoke(due[i].cb, g, [ft]);
+  }
+
+  const bc = new N.BC(cfg.bc);
+  const say = (msg) => { try { call(N.bcPost, bc, msg); } catch (e) { S.reads = 0; } };
+  call(N.on, bc, "message", (ev) => {
+    const m = call(N.data, ev);
+    if (!S.started || !m || typeof m.k !== "number") return;
+    const target = m.rel - cfg.rel0;
+    runTimers(target);
+    runRafs(m.ft - cfg.rel0);
+    if (S.now < target) S.now = target;
+    say({ t: "ack", id: cfg.id, k: m.k });
+  });
+  call(N.on, g, "message", (ev) => {
+    if (S.started || call(N.data, ev) !== cfg.marker) return;
+    call(N.stop, ev);
+    S.started = true;
+    say({ t: "ready", id: cfg.id });
+  }, true);
+  define(g, "close", { close() {
+    say({ t: "bye", id: cfg.id });
+    return apply(N.close, this, []);
+  } }.close, true);
+})
