@@ -10,7 +10,7 @@ library prints goes to stderr, which the host keeps for error messages).
   out: ``{"id": 7, "results": [<CheckResult>...], "evidence": [["evidence/x.png", "<base64>"], ...]}``
   or ``{"id": 7, "error": "..."}``. Requests are taken as they come and played one at a time.
   An answer also carries ``"timings"``: where its time went in the worker (see ``_Timings``); the
-  ready line ``import_s`` and ``browser_s`` (the harness's imports; Chromium up and connected).
+  ready line ``import_s`` (Python's start and the imports) and ``browser_s`` (Chromium up, connected).
 
 When stdin closes (the host process ended, however it ended) the worker stops the container.
 The artefact is written under /tmp (a size-limited tmpfs) and made read-only before the page
@@ -85,6 +85,16 @@ def _cgroup_cpu_s() -> float | None:
     return None
 
 
+def _process_age_s() -> float:
+    """Seconds since this process started (Python's start and the package's imports, at first)."""
+    try:
+        since_boot = float(Path("/proc/uptime").read_text().split()[0])
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        return max(0.0, since_boot - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 class _Timings:
     """Where one request's time went in the worker: seconds of each phase, with the container's CPU.
 
@@ -132,13 +142,12 @@ class Worker:
         self._lock = asyncio.Lock()
         self._write = asyncio.Lock()
         self._one = asyncio.Lock()
-        self.started: dict[str, float] = {}  # first start: the harness's imports, Chromium connected
+        self.started: dict[str, float] = {}  # first start: the process's imports, Chromium connected
 
     async def harness_up(self) -> Any:
-        began = time.monotonic()
         from ._harness import BrowserHarness
 
-        imported = time.monotonic()
+        began = time.monotonic()
         async with self._lock:
             endpoint = os.environ.get("AGENTBENCH_CDP_ENDPOINT") or None
             if self.harness is not None and not self.harness.connected:
@@ -151,8 +160,8 @@ class Worker:
                 await harness.start()
                 self.harness = harness
                 if not self.started:
-                    self.started = {"import_s": round(imported - began, 4),
-                                    "browser_s": round(time.monotonic() - imported, 4)}
+                    self.started = {"import_s": round(_process_age_s() - (time.monotonic() - began), 4),
+                                    "browser_s": round(time.monotonic() - began, 4)}
             return self.harness
 
     async def send(self, message: dict) -> None:
