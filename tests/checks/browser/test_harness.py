@@ -351,13 +351,17 @@ async def test_a_broken_page_is_never_reused(chromium_path: str, tmp_path: Path)
 
 async def test_sessions_wait_for_a_free_place(chromium_path: str, tmp_path: Path) -> None:
     folder = page(tmp_path, "<p>fine</p>")
+    from tests.helpers.waiting import HANG_S
+
     async with BrowserHarness(chromium_path, max_sessions=1) as h:
         first = await h.open(folder)
         second = asyncio.ensure_future(h.open(folder))
+        # A negative needs a span: half a second in which second must not get a place (a slow machine
+        # can only make this pass without proving much; never fail a good harness).
         await asyncio.sleep(0.5)
         assert not second.done()  # waits while one session is open
         await first.close()
-        s = await asyncio.wait_for(second, 10)
+        s = await asyncio.wait_for(second, HANG_S)  # then gets it: a bound only a hang reaches
         await s.close()
         assert h.contexts_created == 1
 
