@@ -2,9 +2,8 @@
 // same registered script and config; _workers.py puts _clock_worker.js, as one line, where
 // __AB_WORKER_JS__ stands).
 //
-// A dedicated worker the page makes from a blob: URL starts with the worker clock in front of its
-// own script (the page's Blob, unread, after ours), so its first statement already runs on the
-// page's virtual time. The harness's frame step (_workers_view.js, in the isolated world) asks
+// A dedicated worker the page makes from a blob: URL starts with the worker clock, then runs its own
+// script (the page's Blob, unread), so its first statement already runs on the page's virtual time. The harness's frame step (_workers_view.js, in the isolated world) asks
 // here, over window events named by the session's secret, whether workers are still starting,
 // pushes the page's time to every started worker over a BroadcastChannel of a secret name, and
 // waits until each has run what was due and answered. Worker, its terminate and
@@ -43,14 +42,17 @@
   ev(":k", ask);
   const clock = ask.link;
   if (!clock) return;
-  // The page's Date less its performance.now (its time origin on Date's scale): read where no work
-  // moved the page's time between two reads, so a worker's Date is the page's to the ms.
+  // The page's Date less its performance.now (its time origin on Date's scale), read at the first
+  // worker where no work moved the page's time between two reads: a worker's Date is the page's.
   const perfNow = Performance.prototype.now;
-  let dateBase = 0;
-  for (let i = 0; i < 20; i++) {
-    const before = call(perfNow, performance), date = clock.date(), after = call(perfNow, performance);
-    dateBase = date - after;
-    if (before === after) break;
+  let dateBase = null;
+  function originDate() {
+    for (let i = 0; dateBase === null || i < 20; i++) {
+      const before = call(perfNow, performance), date = clock.date(), after = call(perfNow, performance);
+      dateBase = date - after;
+      if (before === after) break;
+    }
+    return dateBase;
   }
   const native = (fn, name) => { call(N.wmSet, clock.names, fn, name); return fn; };
   const define = (obj, name, value, like) => {
@@ -103,9 +105,20 @@
     const blob = typeof scriptURL === "string" ? call(N.mapGet, blobs, scriptURL) : undefined;
     if (blob === undefined || W.list.length >= 200) return construct(NWorker, arguments, new.target);
     const id = W.next++, rel0 = clock.rel();
-    const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0: dateBase + rel0, seed: (cfg.seed ^ (id * 0x9E3779B1)) >>> 0, marker };
-    const own = call(createURL, URL, new N.Blob([workerJs + "(" + call(N.stringify, JSON, wcfg) + ");", blob],
-      { type: call(N.blobType, blob) || "text/javascript" }));
+    const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0: (dateBase === null ? originDate() : dateBase) + rel0, url: scriptURL, seed: (cfg.seed ^ (id * 0x9E3779B1)) >>> 0, marker };
+    // A classic worker imports the page's Blob as a script of its own (its "use strict", its line
+    // and column numbers stay; the page may revoke its URL at once, so under a URL of ours); a module
+    // worker (strict anyway, and whose static imports would run before the clock) has it after ours.
+    const opts = arguments[1];
+    const prefix = workerJs + "(" + call(N.stringify, JSON, wcfg) + ");";
+    let parts;
+    try {
+      parts = opts && opts.type === "module" ? [prefix, blob]
+        : [prefix + "importScripts(" + call(N.stringify, JSON, call(createURL, URL, blob)) + ");"];
+    } catch (e) {
+      parts = [prefix, blob];
+    }
+    const own = call(createURL, URL, new N.Blob(parts, { type: call(N.blobType, blob) || "text/javascript" }));
     const args = [own];
     for (let i = 1; i < arguments.length; i++) args[args.length] = arguments[i];
     let w;

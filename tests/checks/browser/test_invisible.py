@@ -145,7 +145,7 @@ async def _worker_answers(harness: BrowserHarness, seconds: float) -> dict[str, 
     s = await harness.open(FIXTURES, "worker_clock.html", fps=60)
     try:
         await s.advance(seconds)
-        return await s.eval("() => ({made, answers, pageFns, workerShape})")
+        return await s.eval("() => ({made, answers, pageFns, workerShape, blobUrl})")
     finally:
         await s.close()
 
@@ -188,6 +188,7 @@ async def test_a_worker_reads_the_same_on_every_run(harness: BrowserHarness, wor
 async def test_a_worker_cannot_tell_its_clock_from_the_browsers(worker_seen: dict[str, Any]) -> None:
     """Its functions read as native from its own realm, with their names and lengths, and none is an
     own property of the global scope that was not one; the harness's message never reaches its code;
+    its script's "use strict" holds; its location is the page's blob: URL;
     the page's Worker, its terminate and URL.createObjectURL read as native from another realm."""
     last = worker_seen["answers"][-1]
     lengths = {"setTimeout": 1, "setInterval": 1, "requestAnimationFrame": 1, "cancelAnimationFrame": 1, "Date": 7}
@@ -195,6 +196,9 @@ async def test_a_worker_cannot_tell_its_clock_from_the_browsers(worker_seen: dic
         assert NATIVE.match(source) and source == f"function {fn_name}() {{ [native code] }}", (name, source)
         assert length == lengths.get(name, 0), (name, length)
     assert last["got"][0] == 30, last["got"]  # the page's first message is the first it gets
+    assert last["strict"] is True  # its own "use strict" holds
+    url = worker_seen["blobUrl"]  # its location is the URL the page made it from
+    assert last["loc"] == [url, url.removeprefix("blob:"), url, "http://localhost"], (last["loc"], url)
     # Own properties of its global scope, as in Chromium's worker (its timers live on the prototype).
     assert last["own"] == ["Date", "cancelAnimationFrame", "close", "requestAnimationFrame"], last["own"]
     for name, (foreign, fn_name, length, own) in worker_seen["pageFns"].items():
