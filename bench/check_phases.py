@@ -86,7 +86,7 @@ class ContainerCpu(threading.Thread):
         from agentbench.sandbox._owner import PID
 
         self._client, self._label = docker.from_env(), f"{PID}={pid}"
-        self._stop, self.seen = threading.Event(), {}
+        self._done, self.seen = threading.Event(), {}
         self._ours: dict[str, bool] = {}
 
     def _ids(self) -> list[str]:
@@ -108,13 +108,13 @@ class ContainerCpu(threading.Thread):
                     self.seen[cid] = max(self.seen.get(cid, 0.0), cpu)
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._done.is_set():
             with contextlib.suppress(Exception):
                 self._sample()
-            self._stop.wait(0.05)
+            self._done.wait(0.05)
 
     def stop(self) -> float:
-        self._stop.set()
+        self._done.set()
         self.join()
         return sum(self.seen.values())
 
