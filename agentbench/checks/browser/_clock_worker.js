@@ -1,5 +1,5 @@
 // A dedicated worker's clock: runs in the worker before its own script, on the page's virtual time.
-// _clock_workers.js starts the worker with it and its config {bc, id, rel0, date0, seed, marker, url},
+// _clock_workers.js starts the worker with it and its config {bc, id, rel0, date0, seed, marker, loc},
 // then the worker's own script (imported, or after it on its first line for a module).
 //
 // The worker's time is the page's: performance.now starts at 0 when the page made the worker and
@@ -21,7 +21,6 @@
     on: EventTarget.prototype.addEventListener, stop: Event.prototype.stopImmediatePropagation,
     data: getDesc(MessageEvent.prototype, "data").get, fnToString: Function.prototype.toString,
     WeakMap: g.WeakMap, wmGet: WeakMap.prototype.get, wmSet: WeakMap.prototype.set, wmHas: WeakMap.prototype.has,
-    slice: String.prototype.slice, startsWith: String.prototype.startsWith,
     close: g.close, Number: g.Number, String: g.String, Function: g.Function, reportError: g.reportError,
   };
   const call = (fn, self2, ...args) => apply(fn, self2, args);
@@ -167,18 +166,20 @@
     for (let i = 0; i < due.length; i++) if (!due[i].dead) invoke(due[i].cb, g, [ft]);
   }
 
-  // Its location is the URL the page made it from (it runs from a copy with the clock in front).
+  // Its location reads as the URL the page made it from (it runs from a copy of ours: cfg.loc holds
+  // the href and the parts that differ).
   const WL = typeof WorkerLocation === "function" ? WorkerLocation.prototype : null;
-  const href = cfg.url, inner = call(N.slice, href, 5);
-  if (WL && call(N.startsWith, href, "blob:")) {
-    const getters = { get href() { return href; }, get pathname() { return inner; } };
-    for (const name of ["href", "pathname"]) {
+  if (WL && cfg.loc) {
+    const loc = cfg.loc;
+    const getters = { get href() { return loc.href; }, get pathname() { return loc.pathname; },
+      get search() { return loc.search; } };
+    for (const name of ["href", "pathname", "search"]) {
       const was = getDesc(WL, name);
-      if (!was || !was.get) continue;
+      if (typeof loc[name] !== "string" || !was || !was.get) continue;
       const get = native(getDesc(getters, name).get, "get " + name);
       defineProperty(WL, name, { get, set: was.set, enumerable: was.enumerable, configurable: true });
     }
-    define(WL, "toString", { toString() { return href; } }.toString, true);
+    define(WL, "toString", { toString() { return loc.href; } }.toString, true);
   }
 
   const bc = new N.BC(cfg.bc);

@@ -25,7 +25,10 @@
     mapGet: Map.prototype.get, mapSet: Map.prototype.set, wmSet: WeakMap.prototype.set, String: window.String,
     stringify: JSON.stringify, parse: JSON.parse, TypeError: window.TypeError, isArray: Array.isArray,
     objectKeys: Object.keys, startsWith: String.prototype.startsWith, blobType: getDesc(Blob.prototype, "type").get,
+    indexOf: String.prototype.indexOf, slice: String.prototype.slice, URL: window.URL,
+    urlHref: getDesc(URL.prototype, "href").get, baseURI: getDesc(Node.prototype, "baseURI").get,
   };
+  const origin = window.location.origin;
   if (typeof N.Worker !== "function" || typeof N.BC !== "function") return;
   const call = (fn, self, ...args) => apply(fn, self, args);
   const str = (v) => apply(N.String, undefined, [v]);
@@ -102,14 +105,28 @@
       throw new N.TypeError("Failed to construct 'Worker': Please use the 'new' operator, this DOM object " +
         "constructor cannot be called as a function.");
     }
+    const opts = arguments[1];
     const blob = typeof scriptURL === "string" ? call(N.mapGet, blobs, scriptURL) : undefined;
-    if (blob === undefined || W.list.length >= 200) return construct(NWorker, arguments, new.target);
+    const file = blob === undefined ? sameOrigin(scriptURL, opts) : null;
+    if ((blob === undefined && file === null) || W.list.length >= 200) return construct(NWorker, arguments, new.target);
     const id = W.next++, rel0 = clock.rel();
-    const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0: (dateBase === null ? originDate() : dateBase) + rel0, url: scriptURL, seed: (cfg.seed ^ (id * 0x9E3779B1)) >>> 0, marker };
+    const date0 = (dateBase === null ? originDate() : dateBase) + rel0, seed = (cfg.seed ^ (id * 0x9E3779B1)) >>> 0;
+    const args = [];
+    for (let i = 0; i < arguments.length; i++) args[i] = arguments[i];
+    // A classic script of the artefact's own: the harness serves, at its URL with a query of ours,
+    // the clock and then an import of the script itself (see _workers.wrapper): its relative URLs
+    // resolve as before, and its location reads without our query.
+    if (file !== null) {
+      const cut = call(N.indexOf, file, "#"), bare = cut < 0 ? file : call(N.slice, file, 0, cut);
+      args[0] = bare + (call(N.indexOf, bare, "?") < 0 ? "?" : "&") + call(N.slice, cfg.channel, 12) + "=" +
+        id + "_" + rel0 + "_" + date0 + "_" + seed + (cut < 0 ? "" : call(N.slice, file, cut));
+      return started(id, construct(NWorker, args, new.target));
+    }
+    const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker,
+      loc: { href: scriptURL, pathname: call(N.slice, scriptURL, 5) } };
     // A classic worker imports the page's Blob as a script of its own (its "use strict", its line
     // and column numbers stay; the page may revoke its URL at once, so under a URL of ours); a module
     // worker (strict anyway, and whose static imports would run before the clock) has it after ours.
-    const opts = arguments[1];
     const prefix = workerJs + "(" + call(N.stringify, JSON, wcfg) + ");";
     let parts;
     try {
@@ -119,14 +136,26 @@
       parts = [prefix, blob];
     }
     const own = call(createURL, URL, new N.Blob(parts, { type: call(N.blobType, blob) || "text/javascript" }));
-    const args = [own];
-    for (let i = 1; i < arguments.length; i++) args[args.length] = arguments[i];
+    args[0] = own;
     let w;
     try {
       w = construct(NWorker, args, new.target);
     } finally {
       call(N.revokeURL, URL, own);
     }
+    return started(id, w);
+  }
+  // The script's absolute URL when it is a classic worker's of this document's origin (else null).
+  function sameOrigin(scriptURL, opts) {
+    if (typeof scriptURL !== "string" || (opts && opts.type === "module")) return null;
+    try {
+      const href = call(N.urlHref, construct(N.URL, [scriptURL, call(N.baseURI, document)]));
+      return call(N.startsWith, href, origin + "/") ? href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+  function started(id, w) {
     const rec = { id, state: "starting", waiting: false, w };
     W.list[W.list.length] = rec;
     bc();

@@ -34,6 +34,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from ...errors import CheckError
 from .._chromium_flags import CHROMIUM_ARGS, IGNORED_DEFAULT_ARGS
+from . import _workers
 from ._frames import Frame
 from ._page import ORIGIN, PageBroken, PageSession
 from ._scripts import CLOCK_JS
@@ -299,6 +300,12 @@ class BrowserHarness:
                 if urlsplit(url).path == WIPE_PATH:
                     await route.fulfill(status=200, body=b"<!doctype html><title>wipe</title>",
                                         content_type="text/html")
+                    return
+                wrapped = _workers.wrapper(url, session.channel) if session is not None else None
+                if wrapped is not None:  # a worker script of the artefact's, on the page's clock
+                    found = is_plain_file(root, unquote(wrapped[1]).lstrip("/"))
+                    await route.fulfill(status=200 if found else 404, body=wrapped[0] if found else b"",
+                                        content_type="text/javascript")
                     return
                 status, body, ctype = serve_file(root, unquote(urlsplit(url).path), slot.budget)
                 await route.fulfill(status=status, body=body, content_type=ctype)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["PAGE_JS", "VIEW_JS", "WORKER_JS"]
+__all__ = ["PAGE_JS", "VIEW_JS", "WORKER_JS", "wrapper"]
 
 _HERE = Path(__file__).parent
 
@@ -36,3 +37,29 @@ PAGE_JS = "\n" + (_HERE / "_clock_workers.js").read_text(encoding="utf-8").repla
     "__AB_WORKER_JS__", json.dumps(WORKER_JS))
 #: The frame step's side, joined after the view (``__AB_VIEW_CONFIG__``).
 VIEW_JS = (_HERE / "_workers_view.js").read_text(encoding="utf-8")
+
+
+def wrapper(url: str, channel: str) -> tuple[str, str] | None:
+    """A classic worker script of the artefact's own, asked for by ``_clock_workers.js`` (its URL with a
+    query named by the session's secret): the worker clock, then ``importScripts`` of the script at
+    its own URL, and that URL's path. None for any other request.
+
+    The query carries what the page knew when it made the worker (its number, the page's time and
+    Date then, its seed); the secrets (the channel's names) are added here and never travel in a URL.
+    """
+    parts = urlsplit(url)
+    key = channel[12:]
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    ours = [v for k, v in pairs if k == key]
+    if not ours:
+        return None
+    try:
+        id_, rel0, date0, seed = ours[0].split("_")
+        cfg = {"id": int(id_), "rel0": float(rel0), "date0": float(date0), "seed": int(seed)}
+    except ValueError:
+        return None
+    query = urlencode([(k, v) for k, v in pairs if k != key])
+    original = urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
+    cfg |= {"bc": channel + ":bc", "marker": channel + ":started",
+            "loc": {"href": original, "search": f"?{query}" if query else ""}}
+    return f"{WORKER_JS}({json.dumps(cfg)});importScripts({json.dumps(original)});", parts.path

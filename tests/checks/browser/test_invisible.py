@@ -207,6 +207,27 @@ async def test_a_worker_cannot_tell_its_clock_from_the_browsers(worker_seen: dic
     assert worker_seen["workerShape"] == [True, True, "function"]
 
 
+async def test_a_worker_from_a_script_file_runs_on_the_page_clock(harness: BrowserHarness) -> None:
+    """fixtures/invisible/worker_file.html makes worker_file.js (a query of its own, "use strict", a
+    relative importScripts): its clocks and interval run on the page's time, and what it can read of
+    itself is as it was (its location, its import, its strictness)."""
+    s = await harness.open(FIXTURES, "worker_file.html", fps=60)
+    try:
+        await s.advance(3.0)
+        seen = await s.eval("() => ({made, answers})")
+    finally:
+        await s.close()
+    answers = seen["answers"]
+    assert [a["asked"]["frame"] for a in answers] == list(range(30, 181, 30)), answers
+    last, (made_now, made_date) = answers[-1], seen["made"]
+    assert abs(last["asked"]["now"] - made_now - FRAME_MS - last["now"]) <= 1, last
+    assert 0 <= last["asked"]["date"] - last["date"] <= FRAME_MS + 1 and abs(last["d0"] - made_date) <= 1, last
+    assert last["t0"] == 0 and all(a["ticks"] == int(a["now"] // 100) for a in answers), answers
+    assert last["lib"] is True and last["strict"] is True, last
+    url = "http://localhost/worker_file.js?v=2"
+    assert last["loc"] == [url, "?v=2", url], last["loc"]
+
+
 async def test_a_game_whose_physics_runs_in_a_worker_is_judged_alike_at_60_and_240_hz(
         harness: BrowserHarness, tmp_path: Path) -> None:
     """Time-based physics in a worker: the ball is where the time says at either rate (refresh-rate passes)."""
