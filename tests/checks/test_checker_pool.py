@@ -4,6 +4,10 @@ artefact's results its own and in its place; a lone artefact still starts one co
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -134,3 +138,16 @@ async def test_two_artefacts_at_once_get_two_checkers_with_the_same_limits_and_t
         await pool.close()
     assert _statuses(rushed)["refresh-rate"] == "fail" and set(_statuses(careful).values()) == {"pass"}
     assert timings["checks_s"] > 0 and timings["sessions"] >= 2 and "evidence_s" in timings
+
+
+@pytest.mark.docker
+def test_check_of_several_paths_answers_for_each_in_order(tmp_path: Path, docker_client, checker_image) -> None:
+    paths = [DEMO / "careful" / "flappy", DEMO / "rushed" / "flappy"]
+    proc = subprocess.run([sys.executable, "-m", "agentbench.cli", "check", "--task", "flappy",
+                           *map(str, paths), "--json"], cwd=ROOT, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "AGENTBENCH_CHECKERS": "2"}, check=False)
+    docs = json.loads(proc.stdout)
+    assert [d["path"] for d in docs] == list(map(str, paths)), proc.stderr[-2000:]
+    careful, rushed = ({c["id"]: c["status"] for c in d["checks"]} for d in docs)
+    assert docs[0]["verdict"] == "pass" and set(careful.values()) == {"pass"}
+    assert rushed["refresh-rate"] == "fail" and docs[1]["verdict"] == "fail" and proc.returncode == 1
