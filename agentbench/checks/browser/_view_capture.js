@@ -63,8 +63,18 @@
       if (bg && bg !== "rgba(0, 0, 0, 0)" && bg !== "transparent") { sctx.fillStyle = bg; sctx.fillRect(0, 0, w, h); }
     }
     const all = N.querySelectorAll.call(document, "body *");
+    // Painted in the order z-index says (a positioned element's, inherited by what it holds; document
+    // order among equals): a bird with z-index 2 shows over the pipes added after it, as on screen.
+    const zOf = new Map(), order = [];
     for (let i = 0; i < all.length && i < 3000; i++) {
-      const el = all[i];
+      const el = all[i], st = N.getComputedStyle(el);
+      let z = zOf.get(el.parentElement) || 0;
+      if (st.position !== "static" && st.zIndex !== "auto") z = parseInt(st.zIndex, 10) || 0;
+      zOf.set(el, z);
+      order.push([z, i, el]);
+    }
+    order.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    for (const [, , el] of order) {
       const tag = el.tagName;
       if (tag === "SCRIPT" || tag === "STYLE" || tag === "TEMPLATE" || tag === "HEAD") continue;
       const r = N.getRect.call(el);
@@ -104,6 +114,14 @@
         if (img && img.complete && img.naturalWidth > 0) {
           try { N.drawImage.call(sctx, img, x, y, bw, bh); } catch (e) { /* not drawable */ }
         }
+      } else if (bgi && bgi.indexOf("gradient(") >= 0) {  // a gradient (a CSS pipe): the mean of its colours
+        let r = 0, g = 0, b = 0, n = 0;
+        for (const c of bgi.match(/rgba?\([^)]*\)/g) || []) {
+          const v = c.slice(c.indexOf("(") + 1, -1).split(",").map(Number);
+          if (v.length > 3 && !(v[3] > 0)) continue;
+          r += v[0]; g += v[1]; b += v[2]; n++;
+        }
+        if (n) { sctx.fillStyle = `rgb(${Math.round(r / n)}, ${Math.round(g / n)}, ${Math.round(b / n)})`; sctx.fillRect(x, y, bw, bh); }
       }
       const bwid = parseFloat(st.borderTopWidth) || 0;
       if (bwid > 0 && st.borderTopStyle !== "none") {
