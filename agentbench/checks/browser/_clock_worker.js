@@ -186,7 +186,8 @@
   const say = (msg) => { try { call(N.bcPost, bc, msg); } catch (e) { S.reads = 0; } };
   call(N.on, bc, "message", (ev) => {
     const m = call(N.data, ev);
-    if (!S.started || !m || typeof m.k !== "number") return;
+    // The page's pushes only: other workers' answers come on the channel too.
+    if (!S.started || !m || m.t !== "push") return;
     const target = m.rel - cfg.rel0;
     runTimers(target);
     runRafs(m.ft - cfg.rel0);

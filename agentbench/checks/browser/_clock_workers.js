@@ -191,7 +191,7 @@
         if (rec.waiting) W.awaited++;
       }
       const rel = clock.rel();
-      call(N.bcPost, bc(), { k: W.step, rel, ft: rel });
+      call(N.bcPost, bc(), { t: "push", k: W.step, rel, ft: rel });
       return W.awaited;
     },
     // Those that did not start or answer in time are no longer waited for.

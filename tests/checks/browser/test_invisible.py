@@ -228,6 +228,34 @@ async def test_a_worker_from_a_script_file_runs_on_the_page_clock(harness: Brows
     assert last["loc"] == [url, "?v=2", url], last["loc"]
 
 
+async def test_workers_that_end_fail_or_hang_never_stop_the_page(harness: BrowserHarness, tmp_path: Path) -> None:
+    """A worker terminated at once, one that closes itself, one whose script does not parse and one
+    that never ends its first script: the page plays on (as in a browser); a module worker beside
+    them runs on the page's time."""
+    (tmp_path / "index.html").write_text("""<!doctype html><script>
+      const make = (code, opts) => new Worker(URL.createObjectURL(new Blob([code])), opts);
+      make('setInterval(() => {}, 10);').terminate();
+      make('setTimeout(() => close(), 200);');
+      make('this is not javascript');
+      make('while (true) {}');
+      const m = make('let n = 0; setInterval(() => { n++; }, 100); ' +
+                     'onmessage = () => postMessage([n, performance.now()]);', { type: 'module' });
+      m.onmessage = (e) => { window.moduleSays = e.data; };
+      window.frames_ = 0;
+      requestAnimationFrame(function f() { if (++frames_ === 110) m.postMessage(0); requestAnimationFrame(f); });
+      </script>""", encoding="utf-8")
+    s = await harness.open(tmp_path, fps=60)
+    try:
+        await s.advance(2.0)
+        assert s.broken is None, s.broken
+        frames, says = await s.eval("() => [frames_, moduleSays]")
+    finally:
+        await s.close()
+    assert frames == 120, frames
+    ticks, now = says
+    assert ticks == int(now // 100) and now >= 1800, says
+
+
 async def test_a_game_whose_physics_runs_in_a_worker_is_judged_alike_at_60_and_240_hz(
         harness: BrowserHarness, tmp_path: Path) -> None:
     """Time-based physics in a worker: the ball is where the time says at either rate (refresh-rate passes)."""
