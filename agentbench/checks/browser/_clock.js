@@ -6,8 +6,9 @@
 // performance.now, Date, Math.random) and records what a person would see drawn (canvas text and
 // circles) and the dialogs the page opened. Frame n runs at virtual time n * 1000 / fps (computed,
 // never accumulated), timers due before a frame run first, then its requestAnimationFrame
-// callbacks; every callback is wrapped so an exception is reported (reportError -> CDP) and the
-// clock keeps going.
+// callbacks; each callback is called as a browser calls it, with nothing of ours on its stack (see
+// _clock_timers.js), and an exception it throws is the page's uncaught error; the clock goes on.
+// Time moves with the page's work as it reads it, below the next frame's time (see shownGet).
 //
 // Nothing here is visible to the page: no globals, no storage, functions that read as native.
 // The harness drives it from an isolated world (_view.js) over a window event whose name is a
@@ -15,7 +16,8 @@
 // before page code ran and builds its replies with its own serializer, so a page that replaces
 // its own built-ins (Array.from, JSON, Object.prototype.toJSON, Function.prototype.call) breaks
 // itself, not the harness. Times handed to the page are the document's own (performance.now
-// starts at 0 in a new document, as in a browser); times handed to the harness are the session's.
+// starts at a navigation-like 60-180 ms in a new top document, at 0 in an iframe's, as in a
+// browser); times handed to the harness are the session's.
 //
 // The clock is one closure in parts, joined in this order by _scripts.py: this file (built-ins,
 // the iframe link, native-looking functions, state, time, Math.random, Date), _clock_timers.js
@@ -77,6 +79,9 @@
     canvasHeight: getDesc(HTMLCanvasElement.prototype, "height").get,
     endsWith: String.prototype.endsWith,
     includes: String.prototype.includes,
+    bind: Function.prototype.bind,
+    realNow: Performance.prototype.now,
+    queueMicrotask: window.queueMicrotask,
     // Where a browser lacks one of these, what uses it is left out (caught), never the clock.
     timeline: typeof AnimationTimeline === "function" ? getDesc(AnimationTimeline.prototype, "currentTime") : undefined,
     docTimeline: getterOf(Document.prototype, "timeline"),
@@ -137,7 +142,9 @@
     id: str(floor(apply(N.realRandom, NMath, []) * 1e15)),
     fps: cfg.fps > 0 ? cfg.fps : 60,
     frame: 0,                 // the session's frame (the harness's count, across documents)
-    now: 0,                   // this document's time, ms (what performance.now reads)
+    now: 0,                   // this document's time, ms (what timers and frames run on)
+    shown: 0,                 // the latest time the page read (now, plus the work done in its task)
+    anchor: -1,               // the real time of the task's first read (-1: none yet in this task)
     offset: up ? up.rel() : 0,  // linked: the parent document's time at this document's time 0
     frameTime: 0,             // the time of the current animation frame (document.timeline's)
     originAbs: cfg.startAbs || 0,  // the session's time at this document's time 0
@@ -154,6 +161,17 @@
   };
   const textIndex = Object.create(null);
   const SPIN_READS = 10000;
+  // A person's browser is past the navigation's response when the first script runs: a new top
+  // document's time starts at a navigation-like moment, 60-180 ms, drawn from the seed (the same
+  // artefact starts at the same time in every run). Its Date starts at the session's time.
+  const START = up ? 0 : 60 + ((cfg.seed >>> 0) % 1200) / 10;
+  S.now = S.shown = START;
+  S.originAbs -= START;
+  // Time moves while the page works: within one task (a callback, a script), a read of the clock
+  // adds the real time since the task's first read, once that is at least WORK_MIN_MS, coarsened
+  // to 0.1 ms as Chrome's is, and kept below the next frame's time. Only what the page reads moves:
+  // timers and frames run on `now`, so when they run never depends on the machine's speed.
+  const WORK_MIN_MS = 1, WORK_STEP_MS = 0.1;
   const frameAbs = (n) => n * 1000 / S.fps;        // the session's time of frame n
   // The document's time of frame n (computed from the frame count, so 60 Hz frames fall on exact
   // multiples of 1000 / 60 as in a fresh document).
@@ -162,9 +180,31 @@
   // A busy-wait on performance.now/Date.now would never end on a frozen clock, so after SPIN_READS
   // reads inside one callback every read advances time by 1 us.
   function readNow() {
-    if (++S.reads > SPIN_READS) nowSet(nowGet() + 0.001);
-    return nowGet();
+    if (++S.reads > SPIN_READS) {  // a busy-wait: the page waits on the clock, it does not work
+      nowSet(nowGet() + 0.001);
+      if (!up) return S.now > S.shown ? (S.shown = S.now) : S.shown;
+    }
+    return up ? up.shown() - S.offset : shownGet();
   }
+  // The time the page reads in this (top) document: `now` plus the work of the current task.
+  function shownGet() {
+    let v = S.now;
+    const real = call(N.realNow, performance);
+    if (S.anchor < 0) {
+      S.anchor = real;
+      try { call(N.queueMicrotask, window, endTask); } catch (e) { /* the next callback ends it */ }
+    } else {
+      const work = real - S.anchor;
+      if (work >= WORK_MIN_MS) v += floor(work / WORK_STEP_MS) * WORK_STEP_MS;
+      let next = frameRel(S.frame);
+      if (next <= S.now) next = frameRel(S.frame + 1);
+      if (!S.synced) next = S.now + 1000 / S.fps;
+      if (v > next - WORK_STEP_MS) v = mathMax(S.now, next - WORK_STEP_MS);
+    }
+    if (v > S.shown) S.shown = v;
+    return S.shown;
+  }
+  function endTask() { S.anchor = -1; }
   // This document's time; a linked one reads (and moves, only forward) its parent's.
   function nowGet() { return up ? up.rel() - S.offset : S.now; }
   function nowSet(v) {
@@ -212,6 +252,7 @@
   }
   function invoke(fn, self, args) {
     S.reads = 0;
+    endTask();
     try { apply(fn, self, args); } catch (err) { report(err); }
   }
   function toFunction(cb) {

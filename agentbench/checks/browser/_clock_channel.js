@@ -11,20 +11,15 @@
   const api = {
     ping() { return true; },
     mediaPending() { return mediaPending(); },
+    // Frame n begins: the timers due up to its time, then its animation frame callbacks, as steps
+    // (see step: the view dispatches each armed call and asks for the next).
     frame(n, expectId) {
       if (expectId && expectId !== S.id) return { stale: true };
       commit();
       S.frame = n;
-      const ran = runTimers(frameRel(n));
-      // No timer ran, so no promise continuation waits: the frame's callbacks run at once (one
-      // request per frame instead of two).
-      if (ran === 0) api.rafs();
-      return { ran };
+      return startFrame(frameRel(n));
     },
-    rafs() {
-      runRafs(frameRel(S.frame));
-      return null;
-    },
+    next() { return step(); },
     // The circles of the frame just drawn (else of the last frame that drew any), and how many
     // frames ago that was.
     commit(track) { commit(); return track ? [circlesOut(S.lastCircles), S.frame - S.lastCircleFrame] : null; },
@@ -102,6 +97,7 @@
       if (ask && typeof ask === "object" && ask.link === null) {
         ask.link = {
           names: nativeNames, rel: nowGet, set: nowSet, date: dateNow,
+          shown() { return up ? up.shown() - S.offset : shownGet(); },
           adopt(kid) { push(kids, kid); },
         };
       }
@@ -118,8 +114,8 @@
           if (kids.length) pruneKids();
           return firstDue(limit - S.offset) + S.offset;
         },
-        runOne(limit) { runFirst(limit - S.offset); },
-        rafs(ft) { runRafs(ft - S.offset); },
+        callOne(limit) { return firstCall(limit - S.offset); },
+        rafCalls(ft, out) { return rafCalls(ft - S.offset, out); },
       });
     } catch (e) { /* the parent's document is gone */ }
   }

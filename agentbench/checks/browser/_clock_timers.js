@@ -47,7 +47,8 @@
     }
     return next;
   }
-  function runTimer(next) {
+  // The call of a timer due now: [fn, this, args, after] (after: run once the callback returned).
+  function timerCall(next) {
     if (next.due > nowGet()) nowSet(next.due);
     if (next.repeat) {
       let delay = next.delay;
@@ -60,8 +61,8 @@
     }
     const saved = S.nest;
     S.nest = next.nest;
-    invoke(next.fn, window, next.args);
-    S.nest = saved;
+    S.reads = 0;
+    return [next.fn, window, next.args, () => { S.nest = saved; }];
   }
   // Linked iframes whose document is gone (removed, navigated) run nothing more.
   function pruneKids() {
@@ -78,25 +79,13 @@
     for (let i = 0; i < kids.length; i++) { const d = kids[i].due(limit); if (d < due) due = d; }
     return due;
   }
-  // Run that timer; false when none is due.
-  function runFirst(limit) {
+  // The call of that timer (null when none is due).
+  function firstCall(limit) {
     const next = pickTimer(limit);
     let due = next ? next.due : Infinity, kid = null;
     for (let i = 0; i < kids.length; i++) { const d = kids[i].due(limit); if (d < due) { due = d; kid = kids[i]; } }
-    if (due === Infinity) return false;
-    if (kid) kid.runOne(limit); else runTimer(next);
-    return true;
-  }
-  // Run every timer due at or before `limit`, in due order, each at its own due time.
-  function runTimers(limit) {
-    let ran = 0;
-    if (kids.length) pruneKids();
-    for (let guard = 0; guard < 100000; guard++) {
-      if (!runFirst(limit)) break;
-      ran++;
-    }
-    if (S.timers.length > 64) compactTimers();
-    return ran;
+    if (due === Infinity) return null;
+    return kid ? kid.callOne(limit) : timerCall(next);
   }
 
   // ---- animation frames ----------------------------------------------------------------------------------
@@ -120,9 +109,10 @@
   define(window, "webkitCancelAnimationFrame", { webkitCancelAnimationFrame(id) {
     cancelRaf(id);
   } }.webkitCancelAnimationFrame, true);
-  // Run this document's animation frame callbacks at frame time `ft`, then its linked iframes'.
-  // The iframes are those there when the frame began (HTML: the frame's documents are listed first).
-  function runRafs(ft) {
+  // The animation frame callbacks of frame time `ft`: this document's, then its linked iframes'
+  // (those there when the frame began; HTML: the frame's documents are listed first), as
+  // [record, ft, document] to call in turn (a record cancelled meanwhile is skipped).
+  function rafCalls(ft, out) {
     if (nowGet() < ft) nowSet(ft);
     S.frameTime = ft;
     if (kids.length) pruneKids();
@@ -130,8 +120,62 @@
     const due = S.rafs;
     S.rafs = [];
     S.rafById = Object.create(null);
-    for (let i = 0; i < due.length; i++) if (!due[i].dead) invoke(due[i].cb, window, [ft]);
-    for (let i = 0; i < inner.length; i++) inner[i].rafs(ft);
+    for (let i = 0; i < due.length; i++) push(out, [due[i], ft, beginRaf]);
+    for (let i = 0; i < inner.length; i++) inner[i].rafCalls(ft, out);
+    return out;
+  }
+  function beginRaf() { S.reads = 0; }
+
+  // ---- one call at a time, with nothing of ours on the page's stack --------------------------------
+  // A browser calls a callback from native code: a stack taken inside it shows the callback alone.
+  // So the clock arms each call (the callback bound to its this and arguments, a listener, once, of
+  // a secret event on the window) and the harness's view dispatches that event from its isolated
+  // world, whose frames a page's stack never shows. An exception thrown is the page's uncaught
+  // error, reported by the browser as for any callback. A frame is played as steps: 1 = a call is
+  // armed, 2 = the frame's timers ran (their promise continuations run before its animation frame
+  // callbacks), 0 = done.
+  const ARMED = cfg.channel + ":c", ONCE = { once: true };
+  const F = { phase: 0, limit: 0, ran: 0, rafs: null, i: 0, after: null };
+  function armCall(fn, self, args) {
+    endTask();
+    if (typeof fn !== "function") {  // as a browser would (setTimeout(null) throws when due)
+      report(new TypeError("The callback provided as parameter 1 is not a function."));
+      return false;
+    }
+    // Reflect.apply bound to the call: the event it is dispatched with is left out of the
+    // callback's arguments, and Reflect.apply shows no frame of its own.
+    call(N.addEventListener, window, ARMED, call(N.bind, apply, undefined, fn, self, args), ONCE);
+    return true;
+  }
+  function startFrame(limit) {
+    F.phase = 1; F.limit = limit; F.ran = 0; F.rafs = null; F.i = 0; F.after = null;
+    if (kids.length) pruneKids();
+    return step();
+  }
+  function step() {
+    if (F.after) { const after = F.after; F.after = null; after(); }
+    for (let guard = 0; F.phase === 1 && guard < 100000; guard++) {
+      const c = firstCall(F.limit);
+      if (c === null) break;
+      F.ran++;
+      F.after = c[3];
+      if (armCall(c[0], c[1], c[2])) return 1;
+      F.after(); F.after = null;
+    }
+    if (F.phase === 1) {
+      if (S.timers.length > 64) compactTimers();
+      F.phase = 2;
+      if (F.ran > 0) return 2;
+    }
+    if (F.phase === 2) { F.rafs = rafCalls(frameRel(S.frame), []); F.i = 0; F.phase = 3; }
+    while (F.phase === 3 && F.i < F.rafs.length) {
+      const r = F.rafs[F.i++];
+      if (r[0].dead) continue;
+      r[2]();
+      if (armCall(r[0].cb, window, [r[1]])) return 1;
+    }
+    F.phase = 0; F.rafs = null;
+    return 0;
   }
 
   // document.timeline runs on this clock: its currentTime is the current animation frame's time.

@@ -39,6 +39,7 @@ globalThis.__abView = ((cfg) => {
   let box;
   window.addEventListener(cfg.channel + ":r", (ev) => { box = ev.detail; });
   const NO_CLOCK = { noClock: true };
+  const ARMED = cfg.channel + ":c";  // the event a call armed by the clock listens for
   function clock(method, ...args) {
     box = undefined;
     window.dispatchEvent(new CustomEvent(cfg.channel, { detail: JSON.stringify([method, args]) }));

@@ -76,13 +76,17 @@
             if (typeof pending !== "number" || pending === 0) break;
             await new Promise((r) => setTimeout(r, 10));
           }
-          const started = clock("frame", frame + 1, expectId);
-          if (started === NO_CLOCK) return { noClock: true };
-          if (started.stale) return { stale: true };
+          let st = clock("frame", frame + 1, expectId);
+          if (st === NO_CLOCK) return { noClock: true };
+          if (st && st.stale) return { stale: true };
           frame = S.frame = frame + 1;
-          if (started.ran > 0) {  // let promise continuations of timers run first
-            await null;
-            clock("rafs");
+          // The frame's calls, one at a time: the clock arms one, we dispatch it from this world
+          // (so the page's stack shows its callback alone); after its timers, promise
+          // continuations run before its animation frame callbacks.
+          for (let guard = 0; (st === 1 || st === 2) && guard < 1000000; guard++) {
+            if (st === 1) window.dispatchEvent(new Event(ARMED));
+            else await null;
+            st = clock("next");
           }
           stepAnimations(frameTime(frame));
           if (globalThis.__abWorkers.any) await globalThis.__abWorkers.step();  // _workers_view.js

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from agentbench.checks.browser import BrowserHarness, ProbeContext
+from agentbench.checks.browser import BrowserHarness, ProbeContext, run_browser_checks_async
 from agentbench.checks.browser._refresh import refresh_rate_check
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -133,6 +133,68 @@ async def test_an_iframe_page_plays_and_a_removed_one_stops(harness: BrowserHarn
         await s.close()
     assert at_removal >= 5 and ticks == at_removal, (ticks, at_removal)
     assert inner >= 55, inner
+
+
+# ---- tells 1, 2 and 9: time that moves with work, a navigation's start, a callback's stack ------------
+# fixtures/invisible/work.html reads the clock around a busy loop (3 million steps) in its first
+# script, in an animation frame callback and in a timer callback, and takes a stack in each callback.
+
+async def _work(harness: BrowserHarness, fps: int) -> tuple[dict[str, Any], list[str]]:
+    s = await harness.open(FIXTURES, "work.html", fps=fps)
+    try:
+        await s.advance(1.5)
+        return await s.eval("() => seen"), list(s.errors)
+    finally:
+        await s.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def work(harness: BrowserHarness) -> tuple[dict[str, Any], list[str]]:
+    return await _work(harness, 60)
+
+
+@pytest.mark.parametrize("where", ["script", "raf", "timer"])
+async def test_time_moves_while_the_page_works(work: tuple[dict[str, Any], list[str]], where: str) -> None:
+    """Tell 1: a busy loop reads a later performance.now() and Date.now() after it than before."""
+    got = work[0][where]
+    assert got["t1"] - got["t0"] >= 1, got
+    assert got["d1"] >= got["d0"], got
+
+
+async def test_work_leaves_the_frames_exact(work: tuple[dict[str, Any], list[str]]) -> None:
+    """The work shows in what the page reads, below the next frame's time; frames still come at the rate."""
+    seen = work[0]
+    raf, (next_ts, next_now) = seen["raf"], seen["nextFrame"]
+    assert next_ts - raf["ts"] == pytest.approx(1000 / 60, abs=1e-6), seen
+    assert raf["ts"] <= raf["t0"] < raf["t1"] < next_ts <= next_now, seen
+
+
+async def test_the_first_script_runs_after_the_navigation(harness: BrowserHarness,
+                                                           work: tuple[dict[str, Any], list[str]]) -> None:
+    """Tell 2: performance.now() in the first script is past a navigation's response (tens of ms), the
+    same in every run of the artefact, at either rate."""
+    first = work[0]["first"]
+    assert 20 <= first <= 1000, first
+    again, _ = await _work(harness, 240)
+    assert again["first"] == first, (again["first"], first)
+
+
+@pytest.mark.parametrize("where", ["rafStack", "timerStack"])
+async def test_a_callbacks_stack_shows_the_callback_alone(work: tuple[dict[str, Any], list[str]], where: str) -> None:
+    """Tell 9: a stack taken in an animation frame or timer callback has the page's frames only."""
+    lines = work[0][where].splitlines()
+    assert lines[0] == "Error: here" and len(lines) == 2, lines
+    assert "http://localhost/work.html" in lines[1], lines
+    assert (work[0]["rafArgs"], work[0]["timerArgs"]) == (1, 0), work[0]  # its own arguments, no more
+
+
+async def test_an_error_thrown_in_a_callback_is_the_pages_uncaught_error(
+        work: tuple[dict[str, Any], list[str]]) -> None:
+    """Thrown in an animation frame callback: the page's onerror hears it, the harness records it, frames go on."""
+    seen, errors = work
+    assert "thrown in frame 50" in seen.get("onerror", ""), seen
+    assert [e for e in errors if "thrown in frame 50" in e], errors
+    assert seen["times"][-1] >= 1500, seen["times"]
 
 
 # ---- tell 6: a dedicated worker runs on the page's virtual clock ---------------------------------------------
@@ -256,6 +318,25 @@ async def test_workers_that_end_fail_or_hang_never_stop_the_page(harness: Browse
     assert ticks == int(now // 100) and now >= 1800, says
 
 
+async def test_a_worker_slow_in_real_time_never_makes_the_page_look_hung(harness: BrowserHarness,
+                                                                         tmp_path: Path) -> None:
+    """A worker whose every tick computes for a long real while (a person's browser plays on): the
+    step stops waiting for it before the page's own limit, so the page is not called hung."""
+    (tmp_path / "index.html").write_text("""<!doctype html><script>
+      new Worker(URL.createObjectURL(new Blob([
+        'setInterval(() => { let x = 0; for (let i = 0; i < 2e8; i++) x += i; postMessage(x); }, 4);'])));
+      window.frames_ = 0;
+      requestAnimationFrame(function f() { frames_++; requestAnimationFrame(f); });
+      </script>""", encoding="utf-8")
+    s = await harness.open(tmp_path, fps=60)
+    try:
+        await s.advance(1.0)
+        assert s.broken is None, s.broken
+        assert await s.eval("() => frames_") == 60
+    finally:
+        await s.close()
+
+
 async def test_a_game_whose_physics_runs_in_a_worker_is_judged_alike_at_60_and_240_hz(
         harness: BrowserHarness, tmp_path: Path) -> None:
     """Time-based physics in a worker: the ball is where the time says at either rate (refresh-rate passes)."""
@@ -263,3 +344,16 @@ async def test_a_game_whose_physics_runs_in_a_worker_is_judged_alike_at_60_and_2
     result = await refresh_rate_check(ctx, [])
     assert result.status == "pass", (result.detail, result.data)
     assert 0.95 <= float(result.data["s"]) <= 1.05, result.data
+
+
+async def test_a_game_that_hides_from_the_judge_by_its_clock_fails_refresh_rate(
+        harness: BrowserHarness, tmp_path: Path) -> None:
+    """fixtures/invisible/hostile_flappy.html steps once per frame (4x fast at 240 Hz) unless its clock
+    says it is judged (0 ms in its first script, or no time over a busy loop): the flappy checks see the
+    game a person sees, and refresh-rate fails it."""
+    results = {r.id: r for r in await run_browser_checks_async(
+        "flappy", FIXTURES, tmp_path, entry="hostile_flappy.html", harness=harness)}
+    refresh = results["refresh-rate"]
+    assert refresh.status == "fail", (refresh.detail, refresh.data)
+    assert "4.0x faster" in refresh.detail, refresh.detail
+    assert results["flap-input"].status == "pass", results["flap-input"].detail
