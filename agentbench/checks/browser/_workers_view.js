@@ -3,10 +3,14 @@
 // frame step waits until every worker the page made has started, tells them all the page's time,
 // and waits until each has run what was due and answered; the step's next real task then
 // delivers what they posted, before the frame is captured. Both waits are conditions, bounded:
-// a worker that does not start or answer within BOUND_MS of real time is no longer waited for.
+// a worker that does not start or answer within BOUND_MS of real time is no longer waited for, nor
+// are any once the waits of the last WINDOW steps add up to WINDOW_MS (slow workers on a busy
+// machine must never make the page's own step run past its limit and look hung).
 globalThis.__abWorkers = ((cfg) => {
   "use strict";
-  const BOUND_MS = 1000;
+  const BOUND_MS = 1000, WINDOW = 30, WINDOW_MS = 2500;
+  const waits = [];
+  let waited = 0;
   let any = false, checked = false, wake = null, box;
   window.addEventListener(cfg.channel + ":wn", () => { any = true; });
   window.addEventListener(cfg.channel + ":wv", () => { const w = wake; wake = null; if (w) w(); });
@@ -23,14 +27,16 @@ globalThis.__abWorkers = ((cfg) => {
       wake = () => { clearTimeout(timer); resolve(true); };
     });
   }
-  // Wait while status()[index] > 0, at most BOUND_MS; past it stop waiting for those workers.
-  async function until(index) {
+  // Wait while status()[index] > 0, at most BOUND_MS (and the budget left); past it stop waiting for
+  // those workers. How long it waited.
+  async function until(index, budget) {
     const t0 = performance.now();
+    const bound = Math.min(BOUND_MS, budget);
     for (;;) {
       const st = ask("status");
-      if (!st || st[index] === 0) return;
-      const left = BOUND_MS - (performance.now() - t0);
-      if (left <= 0) { ask("loosen"); return; }
+      if (!st || st[index] === 0) return performance.now() - t0;
+      const left = bound - (performance.now() - t0);
+      if (left <= 0) { ask("loosen"); return performance.now() - t0; }
       await heard(left);
     }
   }
@@ -42,8 +48,11 @@ globalThis.__abWorkers = ((cfg) => {
       return any;
     },
     async step() {
-      await until(0);
-      if (ask("push")) await until(1);
+      let spent = await until(0, WINDOW_MS - waited);
+      if (ask("push")) spent += await until(1, WINDOW_MS - waited - spent);
+      waits.push(spent);
+      waited += spent;
+      if (waits.length > WINDOW) waited -= waits.shift();
     },
   };
 })(__AB_VIEW_CONFIG__);
