@@ -22,7 +22,8 @@
     post: window.Worker && window.Worker.prototype.postMessage, BC: window.BroadcastChannel,
     bcPost: window.BroadcastChannel && BroadcastChannel.prototype.postMessage,
     createURL: URL.createObjectURL, revokeURL: URL.revokeObjectURL, Blob: window.Blob, Map: window.Map,
-    mapGet: Map.prototype.get, mapSet: Map.prototype.set, wmSet: WeakMap.prototype.set, String: window.String,
+    mapGet: Map.prototype.get, mapSet: Map.prototype.set, mapDelete: Map.prototype.delete,
+    mapSize: getDesc(Map.prototype, "size").get, blobSize: getDesc(Blob.prototype, "size").get, wmSet: WeakMap.prototype.set, String: window.String,
     stringify: JSON.stringify, parse: JSON.parse, TypeError: window.TypeError, isArray: Array.isArray,
     objectKeys: Object.keys, startsWith: String.prototype.startsWith, blobType: getDesc(Blob.prototype, "type").get,
     indexOf: String.prototype.indexOf, slice: String.prototype.slice, URL: window.URL,
@@ -65,14 +66,31 @@
   };
 
   // ---- which blob: URLs hold which Blob (the worker's script, unread) --------------------------------------
+  // Only a Blob that can be a script (not an image, sound, video or font; at most 8 MiB, 64 MiB in all)
+  // is held, and only until the page revokes its URL: we keep no picture or sound alive.
   const blobs = new N.Map();
-  let blobCount = 0;
-  const createURL = N.createURL;
+  const createURL = N.createURL, revokeURL = N.revokeURL;
+  const media = ["image/", "audio/", "video/", "font/"];
+  let held = 0;
+  function maybeScript(blob) {
+    const type = call(N.blobType, blob), size = call(N.blobSize, blob);
+    for (let i = 0; i < media.length; i++) if (call(N.startsWith, type, media[i])) return false;
+    return size <= 8388608 && held + size <= 67108864 && call(N.mapSize, blobs) < 2000;
+  }
   define(URL, "createObjectURL", { createObjectURL(obj) {
     const url = apply(createURL, this, arguments);
-    if (obj instanceof N.Blob && blobCount < 2000) { blobCount++; call(N.mapSet, blobs, url, obj); }
+    try {
+      if (obj instanceof N.Blob && maybeScript(obj)) { held += call(N.blobSize, obj); call(N.mapSet, blobs, url, obj); }
+    } catch (e) { /* not one of ours to hold */ }
     return url;
   } }.createObjectURL, createURL);
+  define(URL, "revokeObjectURL", { revokeObjectURL(url) {
+    try {
+      const key = str(url), blob = call(N.mapGet, blobs, key);
+      if (blob !== undefined) { held -= call(N.blobSize, blob); call(N.mapDelete, blobs, key); }
+    } catch (e) { /* as the browser's: nothing to revoke */ }
+    return apply(revokeURL, this, arguments);
+  } }.revokeObjectURL, revokeURL);
 
   // ---- the workers -----------------------------------------------------------------------------------------------
   // state: "starting" (made, its script not yet run), "live" (waited for), "loose" (too slow or gone:

@@ -251,7 +251,8 @@ async def test_a_worker_cannot_tell_its_clock_from_the_browsers(worker_seen: dic
     """Its functions read as native from its own realm, with their names and lengths, and none is an
     own property of the global scope that was not one; the harness's message never reaches its code;
     its script's "use strict" holds; its location is the page's blob: URL;
-    the page's Worker, its terminate and URL.createObjectURL read as native from another realm."""
+    the page's Worker, its terminate and URL.createObjectURL and revokeObjectURL read as native from
+    another realm."""
     last = worker_seen["answers"][-1]
     lengths = {"setTimeout": 1, "setInterval": 1, "requestAnimationFrame": 1, "cancelAnimationFrame": 1, "Date": 7}
     for name, (source, fn_name, length) in last["natives"].items():
@@ -265,7 +266,7 @@ async def test_a_worker_cannot_tell_its_clock_from_the_browsers(worker_seen: dic
     assert last["own"] == ["Date", "cancelAnimationFrame", "close", "requestAnimationFrame"], last["own"]
     for name, (foreign, fn_name, length, own) in worker_seen["pageFns"].items():
         assert NATIVE.match(foreign) and foreign == own == f"function {fn_name}() {{ [native code] }}", (name, foreign)
-        assert length == {"Worker": 1, "createObjectURL": 1, "terminate": 0}[name], (name, length)
+        assert length == {"Worker": 1, "createObjectURL": 1, "revokeObjectURL": 1, "terminate": 0}[name], (name, length)
     assert worker_seen["workerShape"] == [True, True, "function"]
 
 
