@@ -9,9 +9,9 @@ ends, or the pipe slides over the bird and play goes on. This run does the same 
   its colours); it is followed in its columns as the pixels of its colours that the empty scene
   (the no-input runs' captures, mode per pixel) does not show;
 - a pipe's top body is, in those columns, what differs from the empty scene from the top of the
-  play area down without a break; where it reaches below the bird's top by a visible depth
-  (``_perception``: a few px, a share of the bird) beside and over the bird's columns, the bird is
-  inside the pipe;
+  play area down without a break, and slid in from the right (a moving obstacle, not a banner);
+  where it reaches below the bird's top by a visible depth (half the bird's height, and
+  ``_perception.SEEN_PX``) beside and over the bird's columns, the bird is inside the pipe;
 - play went on when, with the bird seen inside for at least ``SEEN_S``, the same pipe then slid on
   past the bird (left its columns) while the bird was still seen flying.
 
@@ -38,7 +38,7 @@ TAP_GAP = 0.2      # s between two taps at least (a press is held HOLD s)
 FAR = 60           # colour distance (sum over channels) that counts as another thing
 STABLE = 0.7       # a pixel of the empty scene shows its usual colour at least this share of the time
 STABLE_SHARE = 0.9  # ... and this share of the bird's columns must be such pixels to judge anything
-DEPTH_SHARE = 0.3  # the pipe must reach this share of the bird's height below its top (and SEEN_PX)
+DEPTH_SHARE = 0.5  # the pipe must reach this share of the bird's height below its top (and SEEN_PX)
 ON_AFTER = 0.5     # s: the pipe must have slid past the bird within this long after ...
 PASS_WITHIN = 3.0  # ... at most this many s after the bird was first seen inside
 LOST_S = 1.5       # the bird unseen this long: stop (it died, fell or left the screen)
@@ -254,6 +254,7 @@ async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list
     changes: list[float] = []
     prev: int | None = None
     covered, passed = False, 0
+    edges: list[tuple[float, int]] = []  # (t, the leftmost column a top body reaches down in): it slides in
     while run.now < until - 1e-9 and not run.broken:
         await run.advance(LOOK)
         i = run.last_index()
@@ -277,6 +278,12 @@ async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list
         centre = (box[1] + box[3]) / 2
         rows.append((run.now, centre))
         d = _inside(box, depth, cols, max(DEPTH_SHARE * bird.height, SEEN_PX * _scale(frame), 2.0))
+        body = [x for x, dd in enumerate(depth) if dd >= 3]
+        if body:
+            edges.append((run.now, min(body)))
+        if d > 0 and out.inside_at is None and not any(
+                x >= edges[-1][1] + 2 for t, x in edges if t >= run.now - 1.5):
+            d = 0.0  # nothing slid in from the right: no moving obstacle (a HUD line, a banner)
         if d > 0:
             inside.append(run.now)
             out.depth = max(out.depth, d)
