@@ -1,5 +1,5 @@
 // A dedicated worker's clock: runs in the worker before its own script, on the page's virtual time.
-// _clock_workers.js starts the worker with it and its config {bc, id, rel0, date0, seed, marker, loc},
+// _clock_workers.js starts the worker with it and its config {bc, id, rel0, date0, seed, marker, loc, src},
 // then the worker's own script (imported, or after it on its first line for a module).
 //
 // The worker's time is the page's: performance.now starts at 0 when the page made the worker and
@@ -204,4 +204,86 @@
     say({ t: "bye", id: cfg.id });
     return apply(N.close, this, []);
   } }.close, true);
+
+  // Workers this worker makes (from a blob: URL or a classic script of the artefact's) run on the same
+  // clock: told to the page as born (before this worker answers), started as the page starts its own.
+  const NW = g.Worker;
+  if (typeof NW === "function" && typeof cfg.src === "string") {
+    const M = {
+      post: NW.prototype.postMessage, terminate: NW.prototype.terminate, createURL: URL.createObjectURL,
+      revokeURL: URL.revokeObjectURL, Blob: g.Blob, blobType: getDesc(Blob.prototype, "type").get,
+      Map: g.Map, mapGet: Map.prototype.get, mapSet: Map.prototype.set, mapDelete: Map.prototype.delete,
+      URL: g.URL, urlHref: getDesc(URL.prototype, "href").get, stringify: JSON.stringify,
+      indexOf: String.prototype.indexOf, slice: String.prototype.slice, startsWith: String.prototype.startsWith,
+      TypeError: g.TypeError, origin: g.location.origin, base: g.location.href,
+    };
+    const blobs = new M.Map(), made = [];
+    const channel = call(M.slice, cfg.bc, 0, cfg.bc.length - 3);
+    let kids = 0;
+    define(URL, "createObjectURL", { createObjectURL(obj) {
+      const url = apply(M.createURL, this, arguments);
+      try {
+        if (obj instanceof M.Blob && kids < 200 && !call(M.startsWith, call(M.blobType, obj), "image/")) call(M.mapSet, blobs, url, obj);
+      } catch (e) { S.reads = 0; }
+      return url;
+    } }.createObjectURL, true, M.createURL);
+    define(URL, "revokeObjectURL", { revokeObjectURL(url) {
+      try { call(M.mapDelete, blobs, str(url)); } catch (e) { S.reads = 0; }
+      return apply(M.revokeURL, this, arguments);
+    } }.revokeObjectURL, true, M.revokeURL);
+    const sameOrigin = (scriptURL, opts) => {
+      if (typeof scriptURL !== "string" || (opts && opts.type === "module")) return null;
+      try {
+        const href = call(M.urlHref, construct(M.URL, [scriptURL, cfg.loc ? cfg.loc.href : M.base]));
+        return call(M.startsWith, href, M.origin + "/") ? href : null;
+      } catch (e) {
+        return null;
+      }
+    };
+    const Worker = function Worker(scriptURL) {
+      if (!new.target) {
+        throw new M.TypeError("Failed to construct 'Worker': Please use the 'new' operator, this DOM object " +
+          "constructor cannot be called as a function.");
+      }
+      const opts = arguments[1];
+      const blob = typeof scriptURL === "string" ? call(M.mapGet, blobs, scriptURL) : undefined;
+      const file = blob === undefined ? sameOrigin(scriptURL, opts) : null;
+      if ((blob === undefined && file === null) || kids >= 200) return construct(NW, arguments, new.target);
+      kids++;
+      const id = cfg.id + "." + kids, rel0 = cfg.rel0 + S.now, date0 = cfg.date0 + S.now;
+      const seed = (cfg.seed ^ (kids * 0x9E3779B1)) >>> 0;
+      const args = [];
+      for (let i = 0; i < arguments.length; i++) args[i] = arguments[i];
+      say({ t: "born", id });
+      let own = null;
+      if (file !== null) {
+        const cut = call(M.indexOf, file, "#"), bare = cut < 0 ? file : call(M.slice, file, 0, cut);
+        args[0] = bare + (call(M.indexOf, bare, "?") < 0 ? "?" : "&") + call(M.slice, channel, 12) + "=" +
+          id + "_" + rel0 + "_" + date0 + "_" + seed + (cut < 0 ? "" : call(M.slice, file, cut));
+      } else {
+        const wcfg = { bc: cfg.bc, id, rel0, date0, seed, marker: cfg.marker, src: cfg.src,
+          loc: { href: scriptURL, pathname: call(M.slice, scriptURL, 5) } };
+        const prefix = cfg.src + "(" + call(M.stringify, JSON, wcfg) + ");";
+        const parts = opts && opts.type === "module" ? [prefix, blob]
+          : [prefix + "importScripts(" + call(M.stringify, JSON, call(M.createURL, URL, blob)) + ");"];
+        own = args[0] = call(M.createURL, URL, new M.Blob(parts, { type: call(M.blobType, blob) || "text/javascript" }));
+      }
+      let w;
+      try {
+        w = construct(NW, args, new.target);
+      } finally {
+        if (own !== null) call(M.revokeURL, URL, own);
+      }
+      made[made.length] = [w, id];
+      call(M.post, w, cfg.marker);
+      return w;
+    };
+    defineProperty(Worker, "prototype", { value: NW.prototype, writable: false, enumerable: false, configurable: false });
+    defineProperty(NW.prototype, "constructor", { value: Worker, writable: true, configurable: true, enumerable: false });
+    define(g, "Worker", Worker, false, NW);
+    define(NW.prototype, "terminate", { terminate() {
+      for (let i = 0; i < made.length; i++) if (made[i][0] === this) say({ t: "bye", id: made[i][1] });
+      return apply(M.terminate, this, []);
+    } }.terminate, true, M.terminate);
+  }
 })

@@ -95,15 +95,25 @@
   // ---- the workers -----------------------------------------------------------------------------------------------
   // state: "starting" (made, its script not yet run), "live" (waited for), "loose" (too slow or gone:
   // still told the time, never waited for), "dead"
-  const W = { list: [], next: 1, step: 0, awaited: 0, bc: null };
+  const W = { list: [], byId: new N.Map(), next: 1, step: 0, awaited: 0, bc: null };
+  function add(id, w) {
+    const rec = { id, state: "starting", waiting: false, w };
+    W.list[W.list.length] = rec;
+    call(N.mapSet, W.byId, id, rec);
+    return rec;
+  }
   const marker = cfg.channel + ":started";
   function bc() {
     if (W.bc === null) {
       W.bc = new N.BC(cfg.channel + ":bc");
       call(N.on, W.bc, "message", (e) => {
         const m = call(N.data, e);
-        const rec = m && W.list[m.id - 1];
-        if (!rec) return;
+        const rec = m && call(N.mapGet, W.byId, m.id);
+        if (!rec) {  // a worker a worker made: waited for from now on, as the page's own
+          if (m && m.t === "born" && typeof m.id === "string") add(m.id, null);
+          ev(":wv", null);
+          return;
+        }
         if (m.t === "ready" && rec.state === "starting") rec.state = "live";
         else if (m.t === "ack" && m.k === W.step && rec.waiting) { rec.waiting = false; W.awaited--; }
         else if (m.t === "bye") { if (rec.waiting) { rec.waiting = false; W.awaited--; } rec.state = "dead"; }
@@ -140,7 +150,7 @@
         id + "_" + rel0 + "_" + date0 + "_" + seed + (cut < 0 ? "" : call(N.slice, file, cut));
       return started(id, construct(NWorker, args, new.target));
     }
-    const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker,
+    const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker, src: workerJs,
       loc: { href: scriptURL, pathname: call(N.slice, scriptURL, 5) } };
     // A classic worker imports the page's Blob as a script of its own (its "use strict", its line
     // and column numbers stay; the page may revoke its URL at once, so under a URL of ours); a module
@@ -174,8 +184,7 @@
     }
   }
   function started(id, w) {
-    const rec = { id, state: "starting", waiting: false, w };
-    W.list[W.list.length] = rec;
+    add(id, w);
     bc();
     call(N.post, w, marker);
     ev(":wn", null);

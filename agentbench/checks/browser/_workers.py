@@ -55,11 +55,12 @@ def wrapper(url: str, channel: str) -> tuple[str, str] | None:
         return None
     try:
         id_, rel0, date0, seed = ours[0].split("_")
-        cfg = {"id": int(id_), "rel0": float(rel0), "date0": float(date0), "seed": int(seed)}
+        # A worker the page made has a number; one a worker made, "parent.n" (see _clock_worker.js).
+        cfg = {"id": int(id_) if id_.isdigit() else id_, "rel0": float(rel0), "date0": float(date0), "seed": int(seed)}
     except ValueError:
         return None
     query = urlencode([(k, v) for k, v in pairs if k != key])
     original = urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
-    cfg |= {"bc": channel + ":bc", "marker": channel + ":started",
+    cfg |= {"bc": channel + ":bc", "marker": channel + ":started", "src": WORKER_JS,
             "loc": {"href": original, "search": f"?{query}" if query else ""}}
     return f"{WORKER_JS}({json.dumps(cfg)});importScripts({json.dumps(original)});", parts.path

@@ -227,8 +227,9 @@ async def test_a_workers_clock_agrees_with_the_pages_after_play(worker_seen: dic
     made_now, made_date = worker_seen["made"]  # the page's clocks just before it made the worker
     elapsed = last["asked"]["now"] - made_now
     assert abs(elapsed - FRAME_MS - last["now"]) <= 1, (elapsed, last)
-    # At its first statement: performance.now 0, Date the page's then.
-    assert last["t0"] == 0 and abs(last["d0"] - made_date) <= 1, last
+    # At its first statement: performance.now 0, Date the page's then (the page's own reads run ahead
+    # of its frame time by the work it has done in the task, below a frame).
+    assert last["t0"] == 0 and -1 <= made_date - last["d0"] <= FRAME_MS, last
 
 
 async def test_a_workers_interval_and_animation_frames_tick_by_virtual_time(worker_seen: dict[str, Any]) -> None:
@@ -284,7 +285,8 @@ async def test_a_worker_from_a_script_file_runs_on_the_page_clock(harness: Brows
     assert [a["asked"]["frame"] for a in answers] == list(range(30, 181, 30)), answers
     last, (made_now, made_date) = answers[-1], seen["made"]
     assert abs(last["asked"]["now"] - made_now - FRAME_MS - last["now"]) <= 1, last
-    assert 0 <= last["asked"]["date"] - last["date"] <= FRAME_MS + 1 and abs(last["d0"] - made_date) <= 1, last
+    assert 0 <= last["asked"]["date"] - last["date"] <= FRAME_MS + 1, last
+    assert -1 <= made_date - last["d0"] <= FRAME_MS, last
     assert last["t0"] == 0 and all(a["ticks"] == int(a["now"] // 100) for a in answers), answers
     assert last["lib"] is True and last["strict"] is True, last
     url = "http://localhost/worker_file.js?v=2"
@@ -338,6 +340,32 @@ async def test_a_worker_slow_in_real_time_never_makes_the_page_look_hung(harness
         assert await s.eval("() => frames_") == 60
     finally:
         await s.close()
+
+
+async def test_a_worker_a_worker_makes_runs_on_the_page_clock(harness: BrowserHarness, tmp_path: Path) -> None:
+    """A worker makes a worker from a blob: URL: it counts its 100 ms interval on the page's time, and
+    reads the page's Date, when asked 3 virtual s in. (A worker's worker from a script file does not
+    load in the harness at all, clock or not: the browser's route does not see its request.)"""
+    (tmp_path / "index.html").write_text("""<!doctype html><script>
+      const outer = `
+        const inner = new Worker(URL.createObjectURL(new Blob([self.tickCode])));
+        inner.onmessage = (e) => postMessage(e.data);
+        onmessage = () => inner.postMessage(0);`;
+      const code = "let n = 0; setInterval(() => { n++; }, 100); " +
+        "onmessage = () => postMessage([n, performance.now(), Date.now()]);";
+      const w = new Worker(URL.createObjectURL(new Blob(['self.tickCode = ' + JSON.stringify(code) + ';' + outer])));
+      w.onmessage = (e) => { window.said = [e.data, Date.now()]; };
+      let n = 0;
+      requestAnimationFrame(function f() { if (++n === 180) w.postMessage(0); requestAnimationFrame(f); });
+      </script>""", encoding="utf-8")
+    s = await harness.open(tmp_path, fps=60)
+    try:
+        await s.advance(3.1)
+        (ticks, now, date), page_date = await s.eval("() => said")
+    finally:
+        await s.close()
+    assert ticks == int(now // 100) and now >= 2900, (ticks, now)
+    assert 0 <= page_date - date <= 6 * FRAME_MS, (date, page_date)
 
 
 async def test_a_game_whose_physics_runs_in_a_worker_is_judged_alike_at_60_and_240_hz(
