@@ -26,6 +26,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ._flappy_over import over_since
 from ._frames import Frame
 from ._imaging import Image, blobs, diff_mask
 from ._perception import SEEN_PX, SEEN_S
@@ -46,6 +47,10 @@ STOPPED_S = 0.6    # nothing on the screen changed this long: the game ended
 LOOK = 2 * CAP     # the bird is looked at this often (virtual s): two looks inside last SEEN_S or more
 UPPER = 0.6        # the upper part of the play area, judged for a stable empty scene
 ALIVE = 0.55       # the bird's centre stays above this share of the height while the pipe slides past
+TELEPORT = 0.2     # the bird's centre jumping this share of the height in one look: the game started over
+STILL_S = 1.0      # the bird not moving at all this long: it no longer flies (the game ended)
+ANSWER_S = 0.6     # a tap the bird does not rise after within this long is unanswered; three in a row: ended
+WORDS_EVERY = 5    # looks between two reads of the page's words (a game-over message ends the run)
 PIPES = 2          # pipes that passed the bird in their gap before the run gives up
 WATCH = 13.0       # s after the start, at most: a slow first pipe still comes (a person waits for it)
 
@@ -255,6 +260,9 @@ async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list
     prev: int | None = None
     covered, passed = False, 0
     edges: list[tuple[float, int]] = []  # (t, the leftmost column a top body reaches down in): it slides in
+    taps: list[float] = []
+    deaf = looks = 0
+    dom_before = run.dom_first or ""
     while run.now < until - 1e-9 and not run.broken:
         await run.advance(LOOK)
         i = run.last_index()
@@ -268,6 +276,10 @@ async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list
         prev = code
         if run.now - (changes[-1] if changes else began) >= STOPPED_S:
             break  # the screen stopped: the game ended
+        looks += 1
+        if looks % WORDS_EVERY == 0 and await over_since(run, began, dom_before) is not None:
+            out.why = "a game-over message showed (the game ended)"
+            break
         box, depth, cols = _look(sc, bird, frame.image)
         if box is None:
             if run.now - last_seen >= LOST_S:
@@ -276,7 +288,22 @@ async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list
         last_seen = run.now
         out.seen += 1
         centre = (box[1] + box[3]) / 2
+        if rows and abs(centre - rows[-1][1]) > TELEPORT * sc.height:
+            out.why = "the bird jumped back to a start (the game started over)"
+            break
         rows.append((run.now, centre))
+        recent = [r for t, r in rows if t >= run.now - STILL_S - 1e-9]
+        if run.now - began >= STILL_S and len(recent) >= 5 and max(recent) - min(recent) <= 1:
+            out.why = "the bird stopped moving (the game ended)"
+            break
+        if taps and run.now >= taps[-1] + ANSWER_S - 1e-9 and taps[-1] > 0:
+            before = [r for t, r in rows if t <= taps[-1] + 1e-9]
+            after = [r for t, r in rows if taps[-1] < t <= taps[-1] + ANSWER_S + 1e-9]
+            deaf = deaf + 1 if before and after and min(after) > before[-1] - 1 else 0
+            taps[-1] = -taps[-1]  # answered or not: judged once
+            if deaf >= 3:
+                out.why = "the bird no longer rose when flapped (the game ended)"
+                break
         d = _inside(box, depth, cols, max(DEPTH_SHARE * bird.height, SEEN_PX * _scale(frame), 2.0))
         body = [x for x, dd in enumerate(depth) if dd >= 3]
         if body:
@@ -314,6 +341,8 @@ async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list
         if centre > TARGET * sc.height and falling and run.now - last_tap >= TAP_GAP:
             last_tap = run.now
             out.taps += 1
+            if not taps or taps[-1] < 0:
+                taps.append(run.now)  # the next tap is judged once the last one was
             await run.do(action)
     return out
 
