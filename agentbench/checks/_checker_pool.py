@@ -95,12 +95,17 @@ class CheckerPool:
         return pool_size(cores, memory, CheckerContainer(engine=self._engine).memory)
 
     async def start(self) -> None:
-        """Start one checker now (a check starts the rest when it needs them)."""
-        checker = await self._acquire()
-        try:
-            await checker.start()
-        finally:
-            self._release(checker)
+        """Start the first checker now (a check starts the rest when it needs them).
+
+        It stays idle while it starts: a check that comes meanwhile takes it and waits for its
+        start, rather than starting a second one for a single artefact.
+        """
+        with self._lock:
+            if not self._all:
+                self._all.append(self._factory())
+                self._idle.append(self._all[0])
+            checker = self._all[0]
+        await checker.start()
 
     async def check(self, task_id: str, artefact_dir: Path, evidence_dir: Path, *,
                     entry: str = "index.html", timings: dict | None = None) -> list[CheckResult]:

@@ -100,6 +100,31 @@ async def test_a_waiter_that_gives_up_leaves_the_checker_to_the_next() -> None:
     assert quitter.cancelled() and [name for _, name in log] == ["a", "c"]
 
 
+async def test_a_lone_artefact_checked_while_the_first_checker_starts_uses_that_one() -> None:
+    """`agentbench check` starts the pool while it stages the first artefact: one container, not two."""
+    gate, inside, log = asyncio.Event(), [], []
+    made: list[GatedChecker] = []
+    starting = asyncio.Event()
+
+    class Starting(GatedChecker):
+        async def start(self) -> None:
+            starting.set()
+            await gate.wait()  # held mid-start until the test lets it through
+
+    def factory() -> GatedChecker:
+        made.append(Starting(gate, inside, log))
+        return made[-1]
+
+    pool = CheckerPool(2, factory=factory)
+    warm = asyncio.ensure_future(pool.start())
+    await starting.wait()
+    check = asyncio.ensure_future(pool.check("flappy", Path("/x/only"), Path("/x/e")))
+    await until_async(lambda: inside == ["only"], "the artefact on the starting checker")
+    gate.set()
+    await warm
+    assert (await check)[0].detail == "flappy:only" and len(made) == 1
+
+
 def test_the_pool_size_is_the_cores_within_memory_or_what_the_environment_says(monkeypatch) -> None:
     monkeypatch.delenv("AGENTBENCH_CHECKERS", raising=False)
     assert pool_size(2, 24 * 2**30, "3g") == 2
