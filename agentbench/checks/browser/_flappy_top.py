@@ -137,6 +137,8 @@ def _scene(images: list[Image], x0: int, x1: int) -> _Scene | None:
     sc = _Scene(x0, x1, w, h)
     images = [img for img in images if (img.width, img.height) == (w, h)]
     n = len(images)
+    if n < 8:
+        return None
     for y in range(h):
         segs = [sc.row(img, y) for img in images]
         common, m = Counter(segs).most_common(1)[0]
