@@ -123,7 +123,7 @@ def check_cmd(
 ) -> None:
     """Score existing artefacts without any agent. Exit 0 all pass, 1 a fail, 2 could not check.
 
-    The browser checks of every path run in one warm checker container.
+    The browser checks of several paths run side by side, one per core (a checker container each).
     """
     import contextlib
 
@@ -132,7 +132,7 @@ def check_cmd(
     from ._files import staged_artefact
     from ._summary import print_checks
     from .checks._checker import close_shared_checker, shared_checker
-    from .checks._run import run_checks
+    from .checks._run import batch_limit, check_batch, run_checks
     from .tasks import load_task
 
     if host_browser:
@@ -141,14 +141,17 @@ def check_cmd(
     async def check_all(t, stack: contextlib.ExitStack) -> list:
         if not host_browser:  # the container starts while the first artefact is copied and parsed
             warm = asyncio.ensure_future(shared_checker().start())
-        reports = []
-        for i, path in enumerate(paths):
+
+        async def one(item: tuple[int, Path]) -> tuple:
+            i, path = item
             # Only the artefact's plain files are checked, from a private copy removed on every way out.
             work, copied = stack.enter_context(staged_artefact(path, t.entry))
             for rel, why in copied.skipped:
                 err.print(f"[yellow]left out[/] {escape(str(path))}/{escape(rel)}: {escape(why)}", highlight=False)
             attempt = (evidence if len(paths) == 1 else evidence / f"{i + 1}-{path.name}") if evidence else work
-            reports.append((path, attempt, await run_checks(t, work / "artefact", attempt)))
+            return path, attempt, await run_checks(t, work / "artefact", attempt)
+
+        reports = await check_batch(list(enumerate(paths)), one, await batch_limit(len(paths)))
         if not host_browser:
             await asyncio.gather(warm, return_exceptions=True)
         return reports

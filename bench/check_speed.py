@@ -1,6 +1,13 @@
-"""How fast are the full browser checks? Wall seconds and virtual seconds played per wall second.
+"""How fast are the checks? By default: where a check's time goes, cold and warm, for all four tasks.
 
-For each fixture artefact (tests/checks/browser/fixtures/{flappy,ball}/*.html,
+The default report (``bench/check_phases.py``, issue 30): cold CLI seconds and CPU-seconds, the CLI's
+import, the checker container's start, Chromium's start, the syntax check, page load and each
+probe, warm seconds and CPU-seconds (the container's, from its cgroup), and a batch with one
+checker against the pool. ``--json out.json`` writes it for machines. Usage:
+    python bench/check_speed.py [--tasks ...] [--repeats 3] [--warm 3] [--batch 6] [--batch-tasks flappy]
+                                [--before OLD_CHECKOUT]
+
+``--fixtures`` (the older report): for each fixture artefact (tests/checks/browser/fixtures/{flappy,ball}/*.html,
 tests/checks/probes/fixtures/{todo,converter}/*.html) and the demo artefacts, run every browser
 check (load, the task's probes, refresh-rate at 60 and 240 Hz where the task has it,
 runtime-errors) and report:
@@ -10,7 +17,7 @@ runtime-errors) and report:
 - virtual s: seconds of game time simulated across all its sessions; speed = virtual / wall.
 
 Targets: <= 3 s per artefact, >= 10x faster than real time. Usage:
-    python bench/check_speed.py [--shared-only] [--tasks flappy,ball] [--json out.json] [NAME_FILTER]
+    python bench/check_speed.py --fixtures [--shared-only] [--tasks flappy,ball] [--json out.json] [NAME_FILTER]
 
 ``--container`` measures, in one run, today's host path (own /usr/bin/chromium per artefact, as
 `agentbench check --host-browser` does) against the checker container: one flappy artefact from a
@@ -217,8 +224,23 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write the rows as JSON here")
     ap.add_argument("--tasks", default="flappy,ball,todo,converter", help="comma-separated task ids")
     ap.add_argument("--container", action="store_true", help="host path vs checker container (see above)")
-    ap.add_argument("--repeats", type=int, default=3, help="cold CLI runs per path with --container")
+    ap.add_argument("--repeats", type=int, default=3, help="cold CLI runs (per path with --container)")
+    ap.add_argument("--fixtures", action="store_true", help="the older report over the fixture artefacts")
+    ap.add_argument("--warm", type=int, default=3, help="warm checks per task (phases)")
+    ap.add_argument("--batch", type=int, default=6, help="copies in the batch measurement (phases)")
+    ap.add_argument("--batch-tasks", default="flappy", help="tasks whose batch is measured (phases)")
+    ap.add_argument("--before", type=Path, help="another checkout (e.g. `git archive` of an older commit) "
+                    "measured the same way by CLI, in the same run (phases)")
     args = ap.parse_args()
+    if not (args.fixtures or args.container or args.shared_only or args.filter):
+        from check_phases import TASKS, run
+
+        tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+        if set(tasks) - set(TASKS):
+            ap.error(f"--tasks: choose from {', '.join(TASKS)}")
+        run(tasks, args.repeats, args.warm, args.batch, [t for t in args.batch_tasks.split(",") if t], args.json,
+            args.before)
+        return
     load = os.getloadavg()[0]
     print(f"cores: {os.cpu_count()}, load average at start: {load:.1f}")
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]

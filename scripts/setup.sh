@@ -19,6 +19,40 @@ done
 
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+EXTRAS=""
+if [ "$FOR_TESTS" = 1 ]; then EXTRAS="[test]"; fi
+
+# The Python package is installed (editable, this checkout) only when something is missing: the
+# installed agentbench is not this checkout's, or a requirement of pyproject.toml (with the test extras
+# under --test) is absent or of the wrong version. A repeated `make test` skips pip (~20 s).
+python_ready() {
+    python3 -P - "$FOR_TESTS" <<'PY' >/dev/null 2>&1
+import importlib.metadata as md, sys, tomllib
+from pathlib import Path
+from packaging.requirements import Requirement
+import agentbench
+if Path(agentbench.__file__).resolve().parent != (Path.cwd() / "agentbench").resolve():
+    sys.exit(1)  # another checkout's (or none)
+project = tomllib.loads(Path("pyproject.toml").read_text())["project"]
+extras = project.get("optional-dependencies", {})
+todo = [Requirement(r) for r in project["dependencies"] + (extras.get("test", []) if sys.argv[1] == "1" else [])]
+while todo:
+    req = todo.pop()
+    if req.name == project["name"]:
+        todo += [Requirement(r) for extra in req.extras for r in extras.get(extra, [])]
+    elif req.marker is None or req.marker.evaluate():
+        if not req.specifier.contains(md.version(req.name), prereleases=True):
+            sys.exit(1)
+PY
+}
+pip_pid=""
+if ! python_ready; then
+    # In the background: it downloads while apt does (pip needs nothing apt installs).
+    PIP_LOG="$(mktemp -t agentbench-pip.XXXXXX)"
+    echo "setup: installing the Python package and its requirements (log: $PIP_LOG)"
+    python3 -m pip install -q --disable-pip-version-check -e ".$EXTRAS" >"$PIP_LOG" 2>&1 &
+    pip_pid=$!
+fi
 
 need_pkgs=()
 command -v dockerd >/dev/null 2>&1 || need_pkgs+=(docker.io)
@@ -37,14 +71,18 @@ fi
 if ! docker info >/dev/null 2>&1; then
     echo "setup: starting dockerd (log: /tmp/agentbench-dockerd.log)"
     $SUDO sh -c 'nohup dockerd >/tmp/agentbench-dockerd.log 2>&1 &'
-    for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+    for _ in $(seq 1 300); do docker info >/dev/null 2>&1 && break; sleep 0.2; done
     docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start; see /tmp/agentbench-dockerd.log" >&2; exit 1; }
 fi
 
-if [ "$FOR_TESTS" = 1 ]; then
-    python3 -m pip install -q --disable-pip-version-check -e '.[test]'
-else
-    python3 -m pip install -q --disable-pip-version-check -e .
+if [ -n "$pip_pid" ]; then
+    if ! wait "$pip_pid"; then
+        cat "$PIP_LOG" >&2
+        echo "setup: pip install -e '.$EXTRAS' failed (above)" >&2
+        exit 1
+    fi
+    cat "$PIP_LOG"
+    rm -f "$PIP_LOG"
 fi
 
 # The sandbox image, and the checker image every browser check runs in (its code layer is rebuilt

@@ -15,12 +15,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # Real tools the script itself needs (everything else it calls is a logging shim).
-REAL = ("bash", "sh", "dirname", "id", "ls", "seq", "sleep", "cat", "mkdir", "rm")
+REAL = ("bash", "sh", "dirname", "id", "ls", "seq", "sleep", "cat", "mkdir", "rm", "mktemp")
 SHIMS = ("docker", "dockerd", "debootstrap", "chromium", "node", "python3", "apt-get", "sudo")
 
 
-def _setup_calls(tmp_path: Path, *args: str, images_built: bool) -> list[str]:
-    """Run scripts/setup.sh with shims on PATH; return the shims' calls, one line each."""
+def _setup_calls(tmp_path: Path, *args: str, images_built: bool, python_ready: bool = False) -> list[str]:
+    """Run scripts/setup.sh with shims on PATH; return the shims' calls, one line each.
+
+    ``python_ready``: what the script's check of the installed package (``python3 -P -``) finds."""
     bin_dir, log = tmp_path / "bin", tmp_path / "calls.log"
     bin_dir.mkdir()
     for tool in REAL:
@@ -32,6 +34,7 @@ def _setup_calls(tmp_path: Path, *args: str, images_built: bool) -> list[str]:
         miss = "" if images_built else 'if [ "$1 $2" = "image inspect" ]; then exit 1; fi\n'
         # python3 -c names the images the way the real one does (setup.sh asks it for their tags).
         tags = 'if [ "$1" = "-c" ]; then echo "agentbench/web:u1 agentbench/checker-runtime:u1"; fi\n'
+        tags += f'if [ "$1" = "-P" ]; then exit {0 if python_ready else 1}; fi\n'
         (bin_dir / tool).write_text(f'#!{shutil.which("bash")}\necho "{tool} $*" >> "{log}"\n'
                                     + (miss if tool == "docker" else tags if tool == "python3" else ""))
         (bin_dir / tool).chmod(0o755)
@@ -58,6 +61,46 @@ def test_test_setup_adds_extras_and_the_agents_the_tests_run(tmp_path: Path) -> 
     assert "python3 -m pip install -q --disable-pip-version-check -e .[test]" in calls
     assert "python3 -m agentbench sandbox build --agent opencode --agent aider" in calls
     assert [c for c in calls if c.startswith("apt-get install") and "npm" in c.split()], calls  # no npm shim here
+
+
+@pytest.mark.parametrize("extras", [(), ("--test",)])
+def test_a_ready_python_package_is_not_installed_again(tmp_path: Path, extras: tuple[str, ...]) -> None:
+    calls = _setup_calls(tmp_path, *extras, images_built=True, python_ready=True)
+    assert [c for c in calls if c.startswith("python3 -P")], calls  # it looked
+    assert not [c for c in calls if "pip install" in c], calls
+
+
+def _readiness_check() -> str:
+    """The Python program setup.sh runs to tell whether pip is needed (between <<'PY' and PY)."""
+    text = (ROOT / "scripts" / "setup.sh").read_text()
+    return text.split("<<'PY'", 1)[1].split("\n", 1)[1].split("\nPY\n", 1)[0]
+
+
+@pytest.mark.parametrize(("requirement", "ready"), [
+    ("pytest>=1", True), ("pytest>=999", False), ("agentbench-no-such-package>=1", False)])
+def test_the_readiness_check_reads_pyproject_and_what_is_installed(tmp_path: Path, requirement: str,
+                                                                  ready: bool) -> None:
+    import sys
+
+    # A checkout whose agentbench is the installed one (whichever this machine has), needing requirement.
+    installed = subprocess.run([sys.executable, "-P", "-c", "import agentbench; print(agentbench.__file__)"],
+                               cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True).stdout
+    (tmp_path / "agentbench").symlink_to(Path(installed.strip()).parent, target_is_directory=True)
+    (tmp_path / "pyproject.toml").write_text(
+        f'[project]\nname = "agentbench"\ndependencies = ["{requirement}"]\n'
+        '[project.optional-dependencies]\ntest = ["agentbench[more]"]\nmore = ["pytest>=999"]\n')
+    check = [sys.executable, "-P", "-", "0"]
+    proc = subprocess.run(check, input=_readiness_check(), cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (proc.returncode == 0) is ready, proc.stderr
+    # --test adds the test extras, followed through agentbench[more] to a version nobody has.
+    proc = subprocess.run(check[:-1] + ["1"], input=_readiness_check(), cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode != 0
+    # Another checkout's agentbench is not this one's: installed again.
+    (tmp_path / "agentbench").unlink()
+    (tmp_path / "agentbench").mkdir()
+    proc = subprocess.run(check, input=_readiness_check(), cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
 
 
 def test_makefile_demo_and_test_take_their_own_setup() -> None:

@@ -1,9 +1,10 @@
 """Browser checks in a checker container: the host never runs the artefact's code itself.
 
-One warm container (``agentbench/checker:<code hash>``) serves every artefact of a process: a
+A warm container (``agentbench/checker:<code hash>``) serves many artefacts, one at a time: a
 worker in it (``checks/browser/_worker.py``) keeps one Chromium up and answers requests over a
 ``docker exec`` stdin/stdout pipe. Artefact files go in and evidence files come back inside the
 JSON messages, so nothing is bind-mounted and a remote engine works the same as the local socket.
+A process's artefacts go to a pool of such containers, one per core at most (``_checker_pool``).
 
 The container: ``--network none``, ``CHECKER_UID`` (a uid no host account has: sandbox/_users.py),
 every capability dropped, ``no-new-privileges``, a
@@ -30,14 +31,18 @@ import secrets
 import socket
 import stat
 import threading
+import time
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from .. import _files
 from ..errors import CheckError
 from ._model import CheckResult
+
+if TYPE_CHECKING:
+    from ._checker_pool import CheckerPool
 
 __all__ = [
     "CheckerContainer",
@@ -151,6 +156,9 @@ class CheckerContainer:
         self._dead: str | None = None
         self._oom = False
         self._send_lock = threading.Lock()
+        # Where the last start's time went: image_s (the image found or built), container_s (run),
+        # ready_s (worker and Chromium up), and the worker's own import_s and browser_s.
+        self.start_timings: dict[str, float] = {}
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -174,6 +182,7 @@ class CheckerContainer:
         from ..sandbox._owner import container_labels, sweep_orphans_once
         from ..sandbox._users import CHECKER_UID, CHROMIUM_UID, check_host_users
 
+        began = time.monotonic()
         check_host_users()
         if self._client is None and self._engine is not None:
             self._client = self._engine.new_client()
@@ -182,6 +191,7 @@ class CheckerContainer:
 
         image = ensure_checker_image(self._client, modules=plugin_probe_modules())  # with plug-ins' probes
         sweep_orphans_once(self._client)  # containers (checkers too) whose owner process died
+        timings = {"image_s": time.monotonic() - began}
         uid = f"{CHECKER_UID}:{CHECKER_UID}"
         try:
             self.container = self._client.containers.run(
@@ -195,6 +205,7 @@ class CheckerContainer:
         except docker.errors.DockerException as exc:
             raise CheckError(f"could not start the checker container from {image}: {exc}") from exc
         self.started += 1
+        timings["container_s"] = time.monotonic() - began - timings["image_s"]
         self._dead, self._stderr, self._oom = None, [], False
         port = secrets.choice(range(20000, 60000))
         try:
@@ -224,6 +235,9 @@ class CheckerContainer:
             self._remove()
             raise CheckError(f"the checker's Chromium did not start: {why}" + (f"\n{tail}" if tail else ""))
         self.chromium = ready.get("chromium", "")
+        timings["ready_s"] = time.monotonic() - began - timings["image_s"] - timings["container_s"]
+        timings.update({k: ready[k] for k in ("import_s", "browser_s") if isinstance(ready.get(k), (int, float))})
+        self.start_timings = {k: round(v, 4) for k, v in timings.items()}
         log.info("checker.started", image=image, container=self.container.short_id, chromium=self.chromium)
 
     def _remove(self) -> None:
@@ -324,7 +338,8 @@ class CheckerContainer:
     # -- checks ----------------------------------------------------------------------------------
 
     async def check(self, task_id: str, artefact_dir: Path, evidence_dir: Path, *,
-                    entry: str = "index.html", probes: str | None = None) -> list[CheckResult]:
+                    entry: str = "index.html", probes: str | None = None,
+                    timings: dict | None = None) -> list[CheckResult]:
         """Run every browser check of ``task_id`` on the artefact in the container.
 
         ``probes``: the module that registers the task's probes, imported by the worker (the
@@ -332,6 +347,7 @@ class CheckerContainer:
 
         Evidence files land in ``evidence_dir`` (paths in the results are relative to its parent,
         as on the host). Raises CheckError when the artefact cannot be sent or the checker fails.
+        ``timings``: filled with the worker's phases of this artefact (see ``_worker._Timings``).
         """
         files = await asyncio.to_thread(read_artefact_files, Path(artefact_dir))
         request = {"task": task_id, "entry": entry, "probes": probes,
@@ -356,6 +372,8 @@ class CheckerContainer:
             raise CheckerCrashed(self._dead) from None
         if answer.get("error"):
             raise CheckError(f"the checker could not check the artefact: {answer['error']}")
+        if timings is not None and isinstance(answer.get("timings"), dict):
+            timings.update(answer["timings"])
         _write_evidence(Path(evidence_dir), answer.get("evidence", []))
         return [CheckResult.model_validate(r) for r in answer["results"]]
 
@@ -367,11 +385,14 @@ class CheckerContainer:
         if self.container is None:
             return 0.0
         for path in (f"/sys/fs/cgroup/system.slice/docker-{self.container.id}.scope/cpu.stat",
-                     f"/sys/fs/cgroup/docker/{self.container.id}/cpu.stat"):
+                     f"/sys/fs/cgroup/docker/{self.container.id}/cpu.stat",
+                     f"/sys/fs/cgroup/cpuacct/docker/{self.container.id}/cpuacct.usage"):  # cgroup v1
             try:
                 for line in Path(path).read_text().splitlines():
                     if line.startswith("usage_usec "):
                         return int(line.split()[1]) / 1e6
+                    if path.endswith("cpuacct.usage") and line.strip().isdigit():
+                        return int(line) / 1e9
             except OSError:
                 continue
         stats = self.container.stats(stream=False, one_shot=True)
@@ -406,17 +427,19 @@ def _write_evidence(evidence_dir: Path, items: list[list[str]]) -> None:
         os.replace(tmp, target)
 
 
-_shared: dict[str, CheckerContainer] = {}
+_shared: dict[str, CheckerPool] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_checker() -> CheckerContainer:
-    """The process's warm checker on the bound engine (created on first use, removed at exit).
+def shared_checker() -> CheckerPool:
+    """The process's warm checkers on the bound engine (created on first use, removed at exit).
 
-    Inside a cell placed on one of a run's engines (``bind_engine``) the checker runs on that
-    engine, one per engine; elsewhere on the environment's engine.
+    Inside a cell placed on one of a run's engines (``bind_engine``) the checkers run on that
+    engine, one pool per engine; elsewhere on the environment's engine. A pool starts one
+    container, and more (up to its size) only while artefacts wait for one (``_checker_pool``).
     """
     from ..sandbox._binding import bound_engine
+    from ._checker_pool import CheckerPool
 
     engine = bound_engine()
     key = engine.name if engine is not None else ""
@@ -426,12 +449,12 @@ def shared_checker() -> CheckerContainer:
 
             atexit.register(close_shared_checker)
         if key not in _shared:
-            _shared[key] = CheckerContainer(engine=engine)
+            _shared[key] = CheckerPool(engine=engine)
         return _shared[key]
 
 
 def close_shared_checker() -> None:
-    """Remove the process's checker containers, if any were started."""
+    """Remove the process's checker containers (every pool's), if any were started."""
     with _shared_lock:
         checkers = list(_shared.values())
         _shared.clear()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import structlog
 
@@ -16,9 +18,12 @@ from ._checklist import ChecklistResult, checklist_path, evaluate_checklist, loa
 from ._model import CheckResult
 from ._tasks import probe_module
 
-__all__ = ["CheckReport", "browser_checks", "rests_on_errors", "run_checks", "verdict_of"]
+__all__ = ["CheckReport", "batch_limit", "browser_checks", "check_batch", "rests_on_errors", "run_checks",
+           "verdict_of"]
 
 log = structlog.get_logger()
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class CheckReport:
@@ -111,6 +116,28 @@ def _warn_host_browser() -> None:
         _warned.append(True)
         sys.stderr.write("warning: AGENTBENCH_HOST_BROWSER is set: Chromium runs ON THIS HOST with the "
                          "artefact's code, outside any container. Use it only for artefacts you trust.\n")
+
+
+async def batch_limit(count: int) -> int:
+    """How many of ``count`` artefacts to check at once: one per checker the pool may run.
+
+    The pool is bounded by the engine's cores and memory (``_checker_pool.pool_size``). With
+    ``--host-browser`` one at a time: nothing bounds the host's Chromiums but this.
+    """
+    if host_browser_opted_in() or count <= 1:
+        return 1
+    return min(count, await shared_checker().size())
+
+
+async def check_batch(items: Sequence[T], check_one: Callable[[T], Awaitable[R]], limit: int) -> list[R]:
+    """``check_one`` of every item, at most ``limit`` at once; each result in its item's place."""
+    gate = asyncio.Semaphore(max(1, limit))
+
+    async def one(item: T) -> R:
+        async with gate:
+            return await check_one(item)
+
+    return list(await asyncio.gather(*(one(item) for item in items)))
 
 
 def _order(task: Task, checks: list[CheckResult]) -> list[CheckResult]:

@@ -28,8 +28,8 @@ CHAT = "/v1/chat/completions"
 
 
 async def _request(sock: Path, body: bytes | None = None, *, head: bytes | None = None,
-                   timeout_s: float = 10) -> tuple[int, bytes]:
-    """One raw HTTP exchange on the socket; (status, response body)."""
+                   timeout_s: float = HANG_S) -> tuple[int, bytes]:
+    """One raw HTTP exchange on the socket; (status, response body); timeout_s only a hang reaches."""
     reader, writer = await asyncio.open_unix_connection(str(sock))
     try:
         if head is None:

@@ -271,24 +271,27 @@ def test_a_killed_cli_leaves_no_running_checker(tmp_path: Path, docker_client, c
     proc = subprocess.Popen([sys.executable, "-m", "agentbench.cli", "check", "--task", "flappy",
                              str(DEMO / "careful" / "flappy")], cwd=tmp_path, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    from tests.helpers.waiting import until
+
     mine: list = []
+
+    def started() -> bool:  # this CLI's checker is up (or the CLI ended without one: a failure below)
+        mine[:] = [c for c in docker_client.containers.list(filters={"label": "agentbench.kind=checker"})
+                   if float(c.labels.get("agentbench.created", "0")) >= began
+                   and c.labels.get(PID) == str(proc.pid)]  # this CLI's, not another process's
+        return bool(mine) or proc.poll() is not None
+
+    def stopped() -> bool:
+        mine[0].reload()
+        return mine[0].status != "running"
+
     try:
-        deadline = time.monotonic() + 60
-        while not mine and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.1)
-            mine = [c for c in docker_client.containers.list(filters={"label": "agentbench.kind=checker"})
-                    if float(c.labels.get("agentbench.created", "0")) >= began
-                    and c.labels.get(PID) == str(proc.pid)]  # this CLI's, not another process's
+        until(started, "the CLI to start its checker container", every_s=0.1)
         assert mine, "the CLI never started a checker container"
+        assert proc.poll() is None, "the check ended before the test could kill it"
         proc.kill()
         proc.wait(10)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            mine[0].reload()
-            if mine[0].status != "running":
-                break
-            time.sleep(0.2)
-        assert mine[0].status != "running"
+        until(stopped, "the killed CLI's checker container to stop", every_s=0.2)
     finally:
         proc.kill()
         for c in mine:

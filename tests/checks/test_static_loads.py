@@ -134,9 +134,9 @@ def test_import_specs_take_linear_time_on_long_runs_of_blanks() -> None:
     for js in ("import" + " " * 400_000 + "x;", "import {" + "a, " * 100_000 + "} x;", "import " * 100_000,
                "export {" + " " * 3_000 + "} from './a.js';"):  # within the 4,000 looked at
         code, skeleton = blank_js(js)
-        started = time.monotonic()
+        started = time.thread_time()  # CPU time: other processes on a busy machine do not count
         specs = import_specs(code, skeleton, module=True)
-        assert time.monotonic() - started < 5
+        assert time.thread_time() - started < 5
         assert specs == (["./a.js"] if js.startswith("export") else [])
 
 

@@ -27,11 +27,7 @@ pytestmark = pytest.mark.browser
 # Known gaps (issue 27): artefact -> the class of misjudgement it shows. Strict both ways: a listed
 # artefact that comes right fails until it is taken off the list, and nothing unlisted may be wrong.
 # Empty when issue 27 is resolved.
-KNOWN_GAPS: dict[str, str] = {
-    "flappy/dom-fullwindow-click-only-top-pipe-passthrough": (
-        "class 1 follow-up: its 'Tap to Replay' end is now seen as the end it is; the defect a person sees "
-        "(the bird flies through the top pipe) needs a run that flaps into a top pipe, which no probe has yet"),
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

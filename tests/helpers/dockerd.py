@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any, Self
 
+from .waiting import HANG_S
+
 __all__ = ["SecondEngine", "remove_stale_engines"]
 
 PREFIX = "abe-"  # short: the containerd socket path under the exec root must stay under 108 bytes
@@ -48,7 +50,7 @@ class SecondEngine:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def start(self, timeout_s: float = 60) -> None:
+    def start(self, timeout_s: float = HANG_S) -> None:
         if shutil.which("dockerd") is None:
             raise RuntimeError("dockerd is not installed (apt-get install docker.io)")
         (self.root / "daemon.json").write_text("{}")  # never the host's /etc/docker/daemon.json

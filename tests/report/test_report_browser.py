@@ -43,7 +43,9 @@ async def _page(chromium_path: str):
         browser = await pw.chromium.launch(executable_path=chromium_path, args=ARGS)
         try:
             page = await browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(20_000)
+            from tests.helpers.waiting import HANG_S
+
+            page.set_default_timeout(HANG_S * 1000)  # every wait is for a condition: only a hang runs out
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             yield page, errors

@@ -159,7 +159,7 @@ def test_charts_render_under_the_csp(run_dir: Path, chromium_path: str) -> None:
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(report.as_uri())
-            page.wait_for_timeout(500)
+            page.wait_for_load_state("load")  # the charts are SVG in the HTML: laid out once it has loaded
             for cid in ("chart-pass-rate", "chart-tokens", "chart-wall"):
                 box = page.locator(f"#{cid}").bounding_box()
                 assert box and box["width"] > 400 and box["height"] > 100, (cid, box)

@@ -38,7 +38,9 @@ def test_links_fifos_and_hard_links_are_never_read(tmp_path: Path) -> None:
     # A FIFO opened for reading with no writer blocks for ever: collect in a thread the test can wait on.
     worker = threading.Thread(target=lambda: result.append(collect_sources(art, "index.html", 10_000)), daemon=True)
     worker.start()
-    worker.join(timeout=60)
+    from tests.helpers.waiting import HANG_S
+
+    worker.join(timeout=HANG_S)  # a bound only a FIFO that blocks for ever reaches
     if worker.is_alive():  # unblock the reader so the process can end, then fail
         with open(art / "pipe.js", "w"):
             pass

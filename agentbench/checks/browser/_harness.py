@@ -34,8 +34,10 @@ from playwright.async_api import Error as PlaywrightError
 
 from ...errors import CheckError
 from .._chromium_flags import CHROMIUM_ARGS, IGNORED_DEFAULT_ARGS
+from . import _workers
 from ._frames import Frame
 from ._page import ORIGIN, PageBroken, PageSession
+from ._scripts import CLOCK_JS
 from ._serve import ServeBudget, is_plain_file, serve_file
 from ._slot import CheckClock, Slot
 
@@ -49,7 +51,6 @@ WIPE_PATH = "/__agentbench_wipe__"  # our blank page, served on the artefact's o
 MAX_REUSE = 40  # sessions per pooled context before it is replaced (bounds heap growth)
 
 
-_CLOCK_JS = (Path(__file__).with_name("_clock.js")).read_text(encoding="utf-8")
 
 
 class BrowserHarness:
@@ -217,7 +218,7 @@ class BrowserHarness:
         assert slot is not None
         cfg = {"fps": session.fps, "seed": session.seed, "epoch": session.epoch, "startAbs": session.now_ms,
                "channel": session.channel, "confirm": session.confirm}
-        source = _CLOCK_JS.replace("__AB_CONFIG__", json.dumps(cfg))
+        source = CLOCK_JS.replace("__AB_CONFIG__", json.dumps(cfg))
         try:
             # The new one first: a document the page makes meanwhile (a reload it started) must
             # get a clock; one that gets both keeps the first (see _clock.js: once per document).
@@ -299,6 +300,12 @@ class BrowserHarness:
                 if urlsplit(url).path == WIPE_PATH:
                     await route.fulfill(status=200, body=b"<!doctype html><title>wipe</title>",
                                         content_type="text/html")
+                    return
+                wrapped = _workers.wrapper(url, session.channel) if session is not None else None
+                if wrapped is not None:  # a worker script of the artefact's, on the page's clock
+                    found = is_plain_file(root, unquote(wrapped[1]).lstrip("/"))
+                    await route.fulfill(status=200 if found else 404, body=wrapped[0] if found else b"",
+                                        content_type="text/javascript")
                     return
                 status, body, ctype = serve_file(root, unquote(urlsplit(url).path), slot.budget)
                 await route.fulfill(status=status, body=body, content_type=ctype)

@@ -5,6 +5,8 @@ over CDP and answers only on a window event named by a per-session secret; the h
 and reads the page from an isolated world (``_view.js``, created with CDP's
 ``Page.createIsolatedWorld``), whose globals and built-ins page code can neither see nor replace.
 Page errors come from CDP (Playwright's ``pageerror`` and ``console`` events), capped in length.
+The session is in three parts: this module (lifecycle, the hard limit, playing, input),
+``_page_world`` (the isolated world and the clock's calls) and ``_page_events`` (what the browser tells).
 """
 
 from __future__ import annotations
@@ -13,41 +15,27 @@ import asyncio
 import base64
 import json
 import math
-import re
 import secrets
 from collections.abc import Awaitable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
-from playwright.async_api import BrowserContext, CDPSession, ConsoleMessage, Dialog, Page
+from playwright.async_api import BrowserContext, CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
 from ...errors import CheckError
 from ._frames import Frame, frame_from_capture, frame_from_png, unpack
+from ._page_events import ORIGIN, PageBroken
+from ._page_world import CURRENT_CLOCK, NAV_GONE, PageWorld, WorldGone
 
 if TYPE_CHECKING:
     from ._slot import SessionHost, Slot
 
-__all__ = ["PageBroken", "PageSession"]
+__all__ = ["ORIGIN", "PageBroken", "PageSession"]
 
 log = structlog.get_logger()
 T = TypeVar("T")
-ORIGIN = "http://localhost"  # route-served; localhost is a secure context
 CHUNK_FRAMES = 30  # frames per evaluate: small enough that the time limit means "hung"
-MAX_NAVIGATIONS = 20
-MAX_MESSAGE_CHARS = 2000  # a page error or console line, as recorded (a page may log 7 MB lines)
-MAX_ERRORS = 200
-_CURRENT_CLOCK = object()  # stands for the session's clock id at the moment of the call
-_NAV_GONE = re.compile(r"context was destroyed|navigat|Not attached|Cannot find context|"
-                       r"Target (page, context or browser )?(has been )?closed|crash|Session closed",
-                       re.IGNORECASE)
-_VIEW_JS = (Path(__file__).with_name("_view.js")).read_text(encoding="utf-8")
-_WORLD = "agentbench"
-
-
-class _WorldGone(Exception):
-    """The isolated world's document went away (a navigation): make a new one and resync."""
 
 
 async def _quiet(aw: Awaitable[Any]) -> None:
@@ -57,11 +45,7 @@ async def _quiet(aw: Awaitable[Any]) -> None:
         pass
 
 
-class PageBroken(CheckError):
-    """The page hung, crashed or navigated away; ``session.broken`` says which. A verdict, not a gap."""
-
-
-class PageSession:
+class PageSession(PageWorld):
     """An open artefact page. Use ``press``/``click``/``advance`` to play it, ``read`` to read it."""
 
     page: Page
@@ -196,7 +180,7 @@ class PageSession:
                 "expression": "__abView.call('state', [])", "contextId": world, "awaitPromise": True,
                 "returnByValue": True}), 1.0)
             state = json.loads(res["result"]["value"])
-        except (TimeoutError, PlaywrightError, CheckError, _WorldGone, KeyError, TypeError, ValueError):
+        except (TimeoutError, PlaywrightError, CheckError, WorldGone, KeyError, TypeError, ValueError):
             return
         if isinstance(state, dict):
             self._note_dialogs(state.get("dialogs"), state.get("id"))
@@ -223,160 +207,9 @@ class PageSession:
                 return await self.run_limited(self._cdp.send(method, params or {}), timeout_s=timeout_s,
                                               what=f"reading the page ({method})")
             except PlaywrightError as exc:
-                if attempt or not _NAV_GONE.search(exc.message):
+                if attempt or not NAV_GONE.search(exc.message):
                     raise CheckError(f"CDP {method} failed: {exc.message.splitlines()[0]}") from exc
         raise AssertionError("unreachable")
-
-    # ---- the isolated world --------------------------------------------------------------------
-    async def _world(self) -> int:
-        """The isolated world of the current document, with _view.js in it (made on first use)."""
-        if self._world_id is not None:
-            return self._world_id
-        assert self._cdp is not None
-        try:
-            tree = await self._cdp.send("Page.getFrameTree")
-            made = await self._cdp.send("Page.createIsolatedWorld", {
-                "frameId": tree["frameTree"]["frame"]["id"], "worldName": _WORLD, "grantUniveralAccess": False})
-            world = made["executionContextId"]
-            cfg = json.dumps({"channel": self.channel, "capWidth": self.capture_width})
-            res = await self._cdp.send("Runtime.evaluate", {
-                "expression": _VIEW_JS.replace("__AB_VIEW_CONFIG__", cfg), "contextId": world,
-                "returnByValue": True})
-        except PlaywrightError as exc:
-            if _NAV_GONE.search(exc.message):
-                raise _WorldGone(exc.message) from None
-            raise CheckError(f"could not make the harness's isolated world: {exc.message}") from exc
-        if "exceptionDetails" in res:
-            raise CheckError(f"the harness's view did not start: {_exception_text(res['exceptionDetails'])}")
-        self._world_id = world
-        return world
-
-    async def _in_world(self, expression: str, *, timeout_s: float | None, what: str) -> Any:
-        """Evaluate ``expression`` (a promise is awaited) in the isolated world; its value."""
-        world = await self._world()
-        assert self._cdp is not None
-        try:
-            res = await self.run_limited(self._cdp.send("Runtime.evaluate", {
-                "expression": expression, "contextId": world, "awaitPromise": True, "returnByValue": True}),
-                timeout_s=timeout_s, what=what)
-        except PlaywrightError as exc:
-            if _NAV_GONE.search(exc.message):
-                self._world_id = None
-                raise _WorldGone(exc.message) from None
-            raise
-        if "exceptionDetails" in res:
-            text = _exception_text(res["exceptionDetails"])
-            if _NAV_GONE.search(text):
-                self._world_id = None
-                raise _WorldGone(text)
-            raise CheckError(f"harness view failed: {text}")
-        return res.get("result", {}).get("value")
-
-    async def read(self, library: str, source: str, fn: str, arg: Any = None, *,
-                   timeout_s: float | None = None) -> Any:
-        """Call ``fn(arg)`` of a reader library (``source``: an expression whose value is an object of
-        functions, installed once per document under ``library``) in the isolated world.
-
-        Readers see the DOM, styles and storage as a person's browser has them, with built-ins the
-        page cannot replace, and leave nothing in the page. The result travels as JSON.
-        """
-        expr = (f"(() => {{ const v = globalThis.__abView; if (!v.has({json.dumps(library)})) "
-                f"v.lib({json.dumps(library)}, {json.dumps(source)}); return JSON.stringify(v.read("
-                f"{json.dumps(library)}, {json.dumps(fn)}, {json.dumps(arg)}) ?? null); }})()")
-        for _ in range(MAX_NAVIGATIONS):
-            try:
-                out = await self._in_world(expr, timeout_s=timeout_s, what="reading the page")
-            except _WorldGone:
-                await self._after_navigation()
-                continue
-            return json.loads(out) if isinstance(out, str) else out
-        self._break("the page keeps navigating (a reload loop?)")
-        raise PageBroken(self.broken or "navigating")
-
-    async def eval(self, js: str, arg: Any = None, *, timeout_s: float = 5.0) -> Any:
-        """``page.evaluate`` in the page's own world under the hard limit (tests read page state with
-        it; probes read through :meth:`read`). Raises PageBroken when the page is unusable."""
-        return await self.run_limited(self.page.evaluate(js, arg), timeout_s=timeout_s, what="evaluating")
-
-    async def _clock(self, method: str, *args: Any, timeout_s: float | None = None) -> Any:
-        # The result comes back as one JSON string: CDP and Playwright carry a string far more
-        # cheaply than a structured value, for a batch of captures.
-        for _ in range(MAX_NAVIGATIONS):
-            # The clock id is read anew on each try: a navigation (a link to another page of the
-            # artefact) gives the new document a new clock, and the old id would read as stale.
-            call_args = [self._clock_id if a is _CURRENT_CLOCK else a for a in args]
-            expr = f"__abView.call({json.dumps(method)}, {json.dumps(call_args)})"
-            try:
-                raw = await self._in_world(expr, timeout_s=timeout_s, what=f"running the page ({method})")
-            except _WorldGone:
-                await self._after_navigation()
-                continue
-            result = json.loads(raw)
-            if isinstance(result, dict):
-                if "harnessError" in result:
-                    self._harness_error(method, result)
-                if result.get("noClock"):
-                    await self._after_navigation()
-                    continue
-                if result.get("stale"):
-                    await self._resync()
-                    continue
-            return result
-        self._break("the page keeps navigating (a reload loop?)")
-        raise PageBroken(self.broken or "navigating")
-
-    def _harness_error(self, method: str, result: dict[str, Any]) -> None:
-        """A request to the clock failed: the page's doing when it replaced built-ins, else ours."""
-        tampered = [str(t) for t in result.get("tampered") or []]
-        if tampered:
-            self._break(f"the page replaced built-ins of its own world ({', '.join(tampered)}), and the "
-                        "browser's clock could no longer run it")
-            raise PageBroken(self.broken or "")
-        raise CheckError(f"the harness's clock failed ({method}): {result.get('harnessError')}")
-
-    async def _after_navigation(self) -> None:
-        self._world_id = None
-        self.navigations += 1
-        if self.navigations > MAX_NAVIGATIONS:
-            self._break("the page keeps navigating (a reload loop?)")
-            raise PageBroken(self.broken or "navigating")
-        try:
-            await self.run_limited(self.page.wait_for_load_state("load"), what="reloading")
-        except PlaywrightError:
-            pass
-        await self._resync()
-
-    async def _resync(self) -> None:
-        """Align a (new) document's clock with the session's virtual time."""
-        if self.broken:
-            raise PageBroken(self.broken)
-        clock_id = None
-        for attempt in range(4):
-            try:
-                raw = await self._in_world(
-                    f"__abView.call('sync', {json.dumps([self.frame, self.fps, self.capture_width])})",
-                    timeout_s=None, what="starting")
-                result = json.loads(raw)
-                if isinstance(result, dict) and "harnessError" in result:
-                    self._harness_error("sync", result)
-                clock_id = result
-                break
-            except (_WorldGone, PlaywrightError) as exc:
-                message = str(exc) if isinstance(exc, _WorldGone) else exc.message
-                if attempt < 3 and _NAV_GONE.search(message):
-                    # Another navigation is in flight: let it commit (framenavigated may break us).
-                    await asyncio.sleep(0.1)
-                    try:
-                        await self.run_limited(self.page.wait_for_load_state("load"), what="loading")
-                    except PlaywrightError:
-                        pass
-                    continue
-                self._break(f"the page could not be used after loading: {message.splitlines()[0]}")
-                raise PageBroken(self.broken or "") from None
-        if clock_id is None:
-            self._break(f"the page left the artefact (now at {self.page.url})")
-            raise PageBroken(self.broken or "")
-        self._clock_id = clock_id
 
     # ---- playing -----------------------------------------------------------------------------
     async def advance(self, seconds: float, *, capture_every: float | None = None,
@@ -407,7 +240,7 @@ class PageSession:
                 frames.append(await self.capture())
             while self.frame < target:
                 stop = min(target, self.frame + CHUNK_FRAMES)
-                res = await self._clock("run", stop, base, cap_ms, cap_index, _CURRENT_CLOCK, track_circles)
+                res = await self._clock("run", stop, base, cap_ms, cap_index, CURRENT_CLOCK, track_circles)
                 for frame_no, circles in res.get("tracks") or []:
                     self.circle_track.append((frame_no * 1000.0 / self.fps,
                                               [(float(x), float(y), float(r)) for x, y, r in circles]))
@@ -461,7 +294,7 @@ class PageSession:
                 return frame_from_png(t_ms, base64.b64decode(shot["data"]), self.viewport)
             except (TimeoutError, PlaywrightError) as exc:
                 message = getattr(exc, "message", "timed out")
-                if attempt == 2 or not _NAV_GONE.search(message):
+                if attempt == 2 or not NAV_GONE.search(message):
                     raise CheckError(f"harness screenshot failed: {message}") from exc
                 await self._after_navigation()
         raise AssertionError("unreachable")
@@ -520,64 +353,6 @@ class PageSession:
         for url in state.get("opened", []):
             self.record_blocked(f"window.open {url}")
 
-    # ---- events ------------------------------------------------------------------------------
-    def record_blocked(self, url: str) -> None:
-        if url not in self.blocked:
-            self.blocked.append(url)
-            self.harness.blocked.append(url)
-
-    def _note_dialogs(self, dialogs: list[str] | None, doc: str | None = None) -> None:
-        """Record the dialogs of the clock's document ``doc`` not seen yet (each document counts its own)."""
-        if doc is not None and doc != self._dialog_doc:
-            self._dialog_doc, self._dialogs_read = doc, 0
-        fresh = (dialogs or [])[self._dialogs_read:]
-        self._dialogs_read += len(fresh)
-        for text in fresh:
-            self.dialogs.append(text)
-            self.harness.dialogs.append(text)
-
-    def _add_error(self, text: str) -> None:
-        if len(text) > MAX_MESSAGE_CHARS:  # capped here, before it travels anywhere
-            text = text[:MAX_MESSAGE_CHARS] + f"... [{len(text) - MAX_MESSAGE_CHARS} more characters]"
-        if len(self.errors) < MAX_ERRORS:
-            self.errors.append(text)
-            self.harness.page_errors.append(text)
-
-    def _on_pageerror(self, err: PlaywrightError) -> None:
-        where = ""
-        for line in (err.stack or "")[:20000].splitlines()[1:]:
-            m = re.search(r"(https?://[^\s)]+):(\d+):\d+", line)
-            if m and m.group(1).startswith(ORIGIN):
-                where = f" (at {m.group(1).rsplit('/', 1)[-1]}:{m.group(2)})"
-                break
-        self._add_error(f"{(err.name or 'Error')[:100]}: {(err.message or '')[:MAX_MESSAGE_CHARS + 1]}{where}")
-
-    def _on_console(self, msg: ConsoleMessage) -> None:
-        if msg.type != "error" or msg.text.startswith("Failed to load resource"):
-            return
-        loc = msg.location or {}
-        where = f" (at {loc.get('url', '').rsplit('/', 1)[-1]}:{loc.get('lineNumber')})" if loc.get("url") else ""
-        self._add_error(f"console.error: {msg.text[:MAX_MESSAGE_CHARS + 1]}{where}")
-
-    def _on_dialog(self, dialog: Dialog) -> None:
-        self.dialogs.append(f"{dialog.type}: {dialog.message[:MAX_MESSAGE_CHARS]}")
-        asyncio.ensure_future(self._dismiss(dialog))
-
-    async def _dismiss(self, dialog: Dialog) -> None:
-        try:
-            await dialog.dismiss()
-        except PlaywrightError:
-            pass
-
-    def _on_navigated(self, frame: Any) -> None:
-        if frame == self.page.main_frame and not frame.url.startswith(ORIGIN):
-            self._break(f"the page navigated away to {frame.url}")
-
-    def _break(self, reason: str) -> None:
-        if self.broken is None:
-            self.broken = reason
-            log.info("page broken", reason=reason)
-
     # ---- held input and body tracking (the game probes' differential play) ---------------------
     async def key_down(self, key: str) -> None:
         """Press a key and keep it down (``key_up`` releases it): a person's press lasts a while."""
@@ -619,7 +394,3 @@ class PageSession:
     def document(self) -> str | None:
         """The id of the document now shown: it changes when the page reloads or navigates."""
         return self._clock_id
-
-def _exception_text(details: dict[str, Any]) -> str:
-    exc = details.get("exception") or {}
-    return str(exc.get("description") or details.get("text") or "exception")[:500]

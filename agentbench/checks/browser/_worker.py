@@ -11,6 +11,8 @@ library prints goes to stderr, which the host keeps for error messages).
   resolved by the host; null or absent: the built-in one);
   out: ``{"id": 7, "results": [<CheckResult>...], "evidence": [["evidence/x.png", "<base64>"], ...]}``
   or ``{"id": 7, "error": "..."}``. Requests are taken as they come and played one at a time.
+  An answer also carries ``"timings"``: where its time went in the worker (see ``_Timings``); the
+  ready line ``import_s`` (Python's start and the imports) and ``browser_s`` (Chromium up, connected).
 
 When stdin closes (the host process ended, however it ended) the worker stops the container.
 The artefact is written under /tmp (a size-limited tmpfs) and made read-only before the page
@@ -27,6 +29,7 @@ import os
 import shutil
 import signal
 import sys
+import time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -69,6 +72,65 @@ def _read_evidence(job: Path) -> list[list[str]]:
     return out
 
 
+def _cgroup_cpu_s() -> float | None:
+    """CPU seconds of every process in this container so far (its cgroup, v2 or v1), or None."""
+    for path, scale in (("/sys/fs/cgroup/cpu.stat", 1e6), ("/sys/fs/cgroup/cpuacct/cpuacct.usage", 1e9)):
+        try:
+            text = Path(path).read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if path.endswith("cpu.stat") and line.startswith("usage_usec "):
+                return int(line.split()[1]) / scale
+            if path.endswith("cpuacct.usage") and line.strip().isdigit():
+                return int(line) / scale
+    return None
+
+
+def _process_age_s() -> float:
+    """Seconds since this process started (Python's start and the package's imports, at first)."""
+    try:
+        since_boot = float(Path("/proc/uptime").read_text().split()[0])
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        return max(0.0, since_boot - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+class _Timings:
+    """Where one request's time went in the worker: seconds of each phase, with the container's CPU.
+
+    ``write_s`` (artefact written), ``queued_s`` (waiting for the artefact before it),
+    ``checks_s`` (every browser check), ``evidence_s`` (evidence read and encoded); ``cpu_s``: the
+    container's CPU seconds over the request (every artefact it played meanwhile included);
+    ``sessions``, ``contexts``: pages opened and browser contexts made for it; ``virtual_s``: page
+    time played.
+    """
+
+    def __init__(self) -> None:
+        self._t = time.monotonic()
+        self._cpu = _cgroup_cpu_s()
+        self.spans: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.monotonic()
+        self.spans[name] = round(now - self._t, 4)
+        self._t = now
+
+    def harness(self, harness: Any, before: tuple[int, int, float] | None = None) -> tuple[int, int, float]:
+        now = (harness.sessions_opened, harness.contexts_created, harness.virtual_s)
+        if before is not None:
+            self.spans.update(sessions=now[0] - before[0], contexts=now[1] - before[1],
+                              virtual_s=round(now[2] - before[2], 2))
+        return now
+
+    def as_json(self) -> dict[str, float]:
+        cpu = _cgroup_cpu_s()
+        if cpu is not None and self._cpu is not None:
+            self.spans["cpu_s"] = round(cpu - self._cpu, 3)
+        return self.spans
+
+
 class ChromiumGone(RuntimeError):
     """The browser the worker connected to is gone: the worker ends, and the host replaces the container."""
 
@@ -82,10 +144,12 @@ class Worker:
         self._lock = asyncio.Lock()
         self._write = asyncio.Lock()
         self._one = asyncio.Lock()
+        self.started: dict[str, float] = {}  # first start: the process's imports, Chromium connected
 
     async def harness_up(self) -> Any:
         from ._harness import BrowserHarness
 
+        began = time.monotonic()
         async with self._lock:
             endpoint = os.environ.get("AGENTBENCH_CDP_ENDPOINT") or None
             if self.harness is not None and not self.harness.connected:
@@ -97,6 +161,9 @@ class Worker:
                 harness = BrowserHarness(os.environ.get("AGENTBENCH_CHROMIUM"), cdp_endpoint=endpoint)
                 await harness.start()
                 self.harness = harness
+                if not self.started:
+                    self.started = {"import_s": round(_process_age_s() - (time.monotonic() - began), 4),
+                                    "browser_s": round(time.monotonic() - began, 4)}
             return self.harness
 
     async def send(self, message: dict) -> None:
@@ -109,25 +176,33 @@ class Worker:
 
         rid = request.get("id")
         job = JOBS / f"job-{int(rid)}"
+        timings = _Timings()
         try:
             shutil.rmtree(job, ignore_errors=True)
             JOBS.mkdir(mode=0o700, exist_ok=True)  # Chromium's uid cannot read or change the jobs
             (job / "artefact").mkdir(parents=True)
             _write_artefact(job / "artefact", request["files"])
+            timings.lap("write_s")
             # One artefact at a time on the shared harness: its page-error, dialog and blocked logs
             # are harness-wide, so two artefacts played at once would see each other's errors in
             # `runtime-errors`. Each artefact's own sessions still run side by side.
             async with self._one:
+                timings.lap("queued_s")
                 harness = await self.harness_up()
+                counts = timings.harness(harness)
                 results = await run_browser_checks_async(request["task"], job / "artefact", job / "evidence",
                                                          entry=request.get("entry", "index.html"), harness=harness,
                                                          probes=request.get("probes"))
+                timings.lap("checks_s")
+                timings.harness(harness, counts)
                 if not harness.connected and os.environ.get("AGENTBENCH_CDP_ENDPOINT"):
                     # The browser died under this artefact: no answer (the host sees the worker end,
                     # replaces the container and tries the artefact once more).
                     raise ChromiumGone("Chromium went away during the check")
+            evidence = _read_evidence(job)
+            timings.lap("evidence_s")
             await self.send({"id": rid, "results": [r.model_dump(mode="json") for r in results],
-                             "evidence": _read_evidence(job)})
+                             "evidence": evidence, "timings": timings.as_json()})
         except ChromiumGone:
             os._exit(3)
         except Exception as exc:  # noqa: BLE001 - one artefact's failure is its own answer
@@ -165,7 +240,7 @@ async def _serve_requests(out: Any) -> int:
         return 1
     try:
         harness = await up
-        await worker.send({"ready": True, "chromium": harness.version, "pid": os.getpid()})
+        await worker.send({"ready": True, "chromium": harness.version, "pid": os.getpid(), **worker.started})
     except Exception as exc:  # noqa: BLE001 - reported to the host, which shows it
         first.cancel()
         await worker.send({"ready": False, "error": f"{type(exc).__name__}: {exc}"})

@@ -8,8 +8,10 @@ or the page reloads, or play stops with nothing new. A B that never stops may be
 ("Get Ready", the bird bobbing until the first flap): F, one flap and then no input, shows the
 end. Restart is tried wherever play ended. When F falls back
 onto exactly B's course after its taps while B still plays, the bird's fall was stopped short of
-the ground without ending the game: falling does not end it. All input is real (keyboard and mouse,
-held as a person holds them); the bird is never looked up in game variables.
+the ground without ending the game: falling does not end it. Where play ended and was shown, the
+passing flap run is played on with the bird kept high as pipes arrive (``_top``): a bird
+seen inside a top pipe while the pipe slides past and play goes on fails game-over. All input is
+real (keyboard and mouse, held as a person holds them); the bird is never looked up in game variables.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ..browser._registry import LoadRun, ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
 from ._over import Over, frozen_for, restart, watch_over
 from ._score import score_check, score_texts
+from ._top import TopPipe, through_top
 
 __all__ = ["CHECK_IDS", "FLAP_SCRIPT", "LOAD_RUN", "flappy_probes", "locate_shift"]
 
@@ -188,9 +191,18 @@ async def _flap_run(ctx: ProbeContext, start: Start, action: str, over: Over) ->
 
 
 def _game_over(start: Start, base: Run, over: Over, flap: Run | None, lifted: bool,
-               ready: str | None = None) -> CheckResult:
+               ready: str | None = None, top: TopPipe | None = None) -> CheckResult:
     t0 = start.t0
     began = f"after {start.name}" if start.name else "with no input"
+    if top is not None and top.inside_at is not None and top.passed_at is not None:
+        return CheckResult(id="game-over", status="fail",
+                           data={"inside_top_pipe_at_s": round(top.inside_at - t0, 2),
+                                 "pipe_passed_at_s": round(top.passed_at - t0, 2), "depth_px": round(top.depth, 1),
+                                 "taps": top.taps},
+                           detail=f"hitting the top pipe does not end the game: {began}, keeping the bird high "
+                           f"({top.taps} flaps), the bird flew into the top pipe at {top.inside_at - t0:.1f} s and "
+                           f"play went on (the pipe slid on past the bird by {top.passed_at - t0:.1f} s and the "
+                           "game did not end)")
     if over.at is not None and ready is not None:
         return CheckResult(id="game-over", status="pass", data={"over_after_s": round(over.at - t0, 2),
                                                                  "start": start.name, "ready_until": ready,
@@ -297,6 +309,13 @@ async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
                 status, detail, data, flap_name, flap = s2, f"{d2} ({detail})", data2, "a click", click
             else:
                 detail = f"{detail}; {d2}"
+        top: TopPipe | None = None
+        if status == "pass" and over.at is not None and not flap.broken:
+            # Play ended and was shown: a person who doubts the top pipe keeps the bird high as one arrives.
+            first = next((i for i, d in diverged(flap, base, t0 + TAPS[0], t0 + TAPS[0] + 1.5) if d), None)
+            if first is not None:
+                top = await through_top(base, flap, first, t0, min(over.at, over.still_at or over.at) - 0.1,
+                                        dict(FLAP_INPUTS)[flap_name])
         ready: str | None = None
         if over.at is None and over.reloaded_at is None and over.still_at is None and status == "pass":
             # B played on without ending: a game that waits in a ready state (the bird bobbing)
@@ -324,9 +343,13 @@ async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
             rest = [CheckResult(id="restart", status="skip", detail="no game over to restart from"),
                     CheckResult(id="score", status="skip", detail="the game does not run: no score to watch")]
             return [flap_result, over_result, *rest]
-        over_result = _game_over(start, base, over, flap, status == "pass", ready)
-        ev = _strip(ctx, "game-over.png", end_run, t0, over.at + 0.5 if over.at else end_run.now,
-                    f"{ready} once after the start, then no input" if ready else "no input after the start")
+        over_result = _game_over(start, base, over, flap, status == "pass", ready, top)
+        if "inside_top_pipe_at_s" in over_result.data and top is not None and top.passed_at is not None:
+            ev = _strip(ctx, "game-over.png", flap, top.passed_at - 2.0, top.passed_at,
+                        f"{flap_name} whenever the bird sank: into the top pipe, and play goes on")
+        else:
+            ev = _strip(ctx, "game-over.png", end_run, t0, over.at + 0.5 if over.at else end_run.now,
+                        f"{ready} once after the start, then no input" if ready else "no input after the start")
         over_result.evidence = [ev] if ev else []
         over_result.duration_s = time.monotonic() - started
         if again is None:

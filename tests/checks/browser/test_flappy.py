@@ -50,6 +50,10 @@ EXPECT = {
     "score_dom_one_line.html": ("pass", "pass", "pass"),     # "Score: N | Best: N" in one DOM line
     "score_counts_time.html": ("pass", "pass", "pass"),      # fails score only
     "hint_gone_on_flap.html": ("pass", "pass", "pass"),      # a big hint vanishes as the bird rises
+    "key_state_fixed_step.html": ("pass", "pass", "pass"),   # key state read once per 50 ms step (a person's press)
+    # The top pipe, tried as a person tries it: the bird kept high as pipes arrive.
+    "top_pipe_passthrough.html": ("pass", "fail", "pass"),   # the top pipe never collides: the bird flies through
+    "high_gap_open_top.html": ("pass", "pass", "pass"),      # high gaps, no ceiling: the bird may leave the screen
 }
 SCORE = {"dt_class_canvas.html": "pass", "sprite_title.html": "pass", "dom_sprite_framelocked.html": "pass",
          "corner_focus_canvas.html": "pass", "no_score.html": "fail", "score_dom_one_line.html": "pass",
@@ -164,6 +168,12 @@ async def test_game_over_is_an_effect_not_words(runs: GameRuns) -> None:
 async def test_ready_state_is_left_by_one_flap(runs: GameRuns) -> None:
     over = (await runs.probes("ready_state_bob.html"))["game-over"]
     assert over.data.get("ready_until") == "Space" and "waits" in over.detail, explain(over)
+
+
+async def test_flying_through_the_top_pipe_is_said_as_seen(runs: GameRuns) -> None:
+    over = (await runs.probes("top_pipe_passthrough.html"))["game-over"]
+    assert "flew into the top pipe" in over.detail and "play went on" in over.detail, explain(over)
+    assert over.data["pipe_passed_at_s"] > over.data["inside_top_pipe_at_s"] > 0, explain(over)
 
 
 async def test_score_counting_time_is_named(runs: GameRuns) -> None:

@@ -99,10 +99,10 @@ async def test_full_checks_on_a_page_that_never_loads_fail_fast(chromium_path: s
     assert took < BOUND_S + 10
 
 
-async def test_load_fails_blank_and_throwing_pages(chromium_path: str, tmp_path: Path) -> None:
+async def test_load_fails_blank_and_throwing_pages(harness: BrowserHarness, tmp_path: Path) -> None:
     for entry, expect in (("blank.html", "blank"), ("throws_at_load.html", "uncaught error")):
         results = await run_browser_checks_async("no-such-task", HOSTILE, tmp_path / entry, entry=entry,
-                                                 chromium_path=chromium_path)
+                                                 harness=harness)
         by_id = {r.id: r for r in results}
         assert by_id["load"].status == "fail" and expect in by_id["load"].detail, by_id["load"]
         assert (tmp_path / entry / "load.png").is_file()

@@ -47,22 +47,21 @@ async def test_the_page_finds_no_trace_of_the_harness(harness: BrowserHarness) -
 
 
 async def test_a_game_that_plays_fair_only_under_a_harness_still_fails_refresh_rate(
-        chromium_path: str, tmp_path: Path) -> None:
+        harness: BrowserHarness, tmp_path: Path) -> None:
     checks = await run_browser_checks_async("flappy", FIXTURES / "isolation", tmp_path / "evidence",
-                                            entry="detects_harness.html", chromium_path=chromium_path)
+                                            entry="detects_harness.html", harness=harness)
     got = {c.id: c for c in checks}
     assert got["refresh-rate"].status == "fail", got["refresh-rate"].detail
 
 
-async def test_a_page_that_breaks_built_ins_it_does_not_use_is_judged_as_without(chromium_path: str,
+async def test_a_page_that_breaks_built_ins_it_does_not_use_is_judged_as_without(harness: BrowserHarness,
                                                                                  tmp_path: Path) -> None:
     """Array.from, JSON, Function.prototype.call, toJSON, getComputedStyle... replaced by the page:
     the game plays as before, so every check gives the verdict the plain game gets, and none errs."""
-    async with BrowserHarness(chromium_path) as h:
-        plain = await run_browser_checks_async("flappy", FIXTURES / "flappy", tmp_path / "a",
-                                               entry="framelocked.html", harness=h)
-        broken = await run_browser_checks_async("flappy", FIXTURES / "isolation", tmp_path / "b",
-                                                entry="breaks_builtins.html", harness=h)
+    plain = await run_browser_checks_async("flappy", FIXTURES / "flappy", tmp_path / "a",
+                                           entry="framelocked.html", harness=harness)
+    broken = await run_browser_checks_async("flappy", FIXTURES / "isolation", tmp_path / "b",
+                                            entry="breaks_builtins.html", harness=harness)
     want = {c.id: c.status for c in plain}
     got = {c.id: c.status for c in broken}
     assert "error" not in got.values(), {c.id: c.detail for c in broken if c.status == "error"}

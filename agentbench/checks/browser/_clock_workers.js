@@ -1,0 +1,244 @@
+// The page's side of its workers' clocks: runs in the page's main world right after the clock (the
+// same registered script and config; _workers.py puts _clock_worker.js, as one line, where
+// __AB_WORKER_JS__ stands).
+//
+// A dedicated worker the page makes from a blob: URL starts with the worker clock, then runs its own
+// script (the page's Blob, unread), so its first statement already runs on the page's virtual time. The harness's frame step (_workers_view.js, in the isolated world) asks
+// here, over window events named by the session's secret, whether workers are still starting,
+// pushes the page's time to every started worker over a BroadcastChannel of a secret name, and
+// waits until each has run what was due and answered. Worker, its terminate and
+// URL.createObjectURL are replaced by functions that read as native (the clock's registry).
+// Workers from other URLs (a script file, data:) keep their own real-time clock.
+((cfg, workerJs) => {
+  "use strict";
+  if (window.parent !== window) return;  // an iframe's workers keep their own clock
+  const apply = Reflect.apply, construct = Reflect.construct, defineProperty = Object.defineProperty;
+  const getDesc = Object.getOwnPropertyDescriptor;
+  const N = {
+    on: EventTarget.prototype.addEventListener, off: EventTarget.prototype.removeEventListener,
+    dispatch: EventTarget.prototype.dispatchEvent, CustomEvent: window.CustomEvent,
+    detail: getDesc(CustomEvent.prototype, "detail").get, data: getDesc(MessageEvent.prototype, "data").get,
+    Worker: window.Worker, terminate: window.Worker && window.Worker.prototype.terminate,
+    post: window.Worker && window.Worker.prototype.postMessage, BC: window.BroadcastChannel,
+    bcPost: window.BroadcastChannel && BroadcastChannel.prototype.postMessage,
+    createURL: URL.createObjectURL, revokeURL: URL.revokeObjectURL, Blob: window.Blob, Map: window.Map,
+    mapGet: Map.prototype.get, mapSet: Map.prototype.set, mapDelete: Map.prototype.delete,
+    mapSize: getDesc(Map.prototype, "size").get, blobSize: getDesc(Blob.prototype, "size").get, wmSet: WeakMap.prototype.set, String: window.String,
+    stringify: JSON.stringify, parse: JSON.parse, TypeError: window.TypeError, isArray: Array.isArray,
+    objectKeys: Object.keys, startsWith: String.prototype.startsWith, blobType: getDesc(Blob.prototype, "type").get,
+    indexOf: String.prototype.indexOf, slice: String.prototype.slice, URL: window.URL,
+    urlHref: getDesc(URL.prototype, "href").get, baseURI: getDesc(Node.prototype, "baseURI").get,
+  };
+  const origin = window.location.origin;
+  if (typeof N.Worker !== "function" || typeof N.BC !== "function") return;
+  const call = (fn, self, ...args) => apply(fn, self, args);
+  const str = (v) => apply(N.String, undefined, [v]);
+  const ev = (name, detail) => call(N.dispatch, window, new N.CustomEvent(cfg.channel + name, { detail }));
+
+  // Once per document (a re-registered clock may run twice in one document).
+  let answered = false;
+  const heard = () => { answered = true; };
+  call(N.on, window, cfg.channel + ":wy", heard);
+  ev(":w", "[\"ping\",[]]");
+  call(N.off, window, cfg.channel + ":wy", heard);
+  if (answered) return;
+  const ask = { link: null };
+  ev(":k", ask);
+  const clock = ask.link;
+  if (!clock) return;
+  // The page's Date less its performance.now (its time origin on Date's scale), read at the first
+  // worker where no work moved the page's time between two reads: a worker's Date is the page's.
+  const perfNow = Performance.prototype.now;
+  let dateBase = null;
+  function originDate() {
+    for (let i = 0; dateBase === null || i < 20; i++) {
+      const before = call(perfNow, performance), date = clock.date(), after = call(perfNow, performance);
+      dateBase = date - after;
+      if (before === after) break;
+    }
+    return dateBase;
+  }
+  const native = (fn, name) => { call(N.wmSet, clock.names, fn, name); return fn; };
+  const define = (obj, name, value, like) => {
+    native(value, name);
+    defineProperty(value, "length", { value: like.length, configurable: true });
+    defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: !!getDesc(obj, name).enumerable });
+  };
+
+  // ---- which blob: URLs hold which Blob (the worker's script, unread) --------------------------------------
+  // Only a Blob that can be a script (not an image, sound, video or font; at most 8 MiB, 64 MiB in all)
+  // is held, and only until the page revokes its URL: we keep no picture or sound alive.
+  const blobs = new N.Map();
+  const createURL = N.createURL, revokeURL = N.revokeURL;
+  const media = ["image/", "audio/", "video/", "font/"];
+  let held = 0;
+  function maybeScript(blob) {
+    const type = call(N.blobType, blob), size = call(N.blobSize, blob);
+    for (let i = 0; i < media.length; i++) if (call(N.startsWith, type, media[i])) return false;
+    return size <= 8388608 && held + size <= 67108864 && call(N.mapSize, blobs) < 2000;
+  }
+  define(URL, "createObjectURL", { createObjectURL(obj) {
+    const url = apply(createURL, this, arguments);
+    try {
+      if (obj instanceof N.Blob && maybeScript(obj)) { held += call(N.blobSize, obj); call(N.mapSet, blobs, url, obj); }
+    } catch (e) { /* not one of ours to hold */ }
+    return url;
+  } }.createObjectURL, createURL);
+  define(URL, "revokeObjectURL", { revokeObjectURL(url) {
+    try {
+      const key = str(url), blob = call(N.mapGet, blobs, key);
+      if (blob !== undefined) { held -= call(N.blobSize, blob); call(N.mapDelete, blobs, key); }
+    } catch (e) { /* as the browser's: nothing to revoke */ }
+    return apply(revokeURL, this, arguments);
+  } }.revokeObjectURL, revokeURL);
+
+  // ---- the workers -----------------------------------------------------------------------------------------------
+  // state: "starting" (made, its script not yet run), "live" (waited for), "loose" (too slow or gone:
+  // still told the time, never waited for), "dead"
+  const W = { list: [], byId: new N.Map(), next: 1, step: 0, awaited: 0, bc: null };
+  function add(id, w) {
+    const rec = { id, state: "starting", waiting: false, w };
+    W.list[W.list.length] = rec;
+    call(N.mapSet, W.byId, id, rec);
+    return rec;
+  }
+  const marker = cfg.channel + ":started";
+  function bc() {
+    if (W.bc === null) {
+      W.bc = new N.BC(cfg.channel + ":bc");
+      call(N.on, W.bc, "message", (e) => {
+        const m = call(N.data, e);
+        const rec = m && call(N.mapGet, W.byId, m.id);
+        if (!rec) {  // a worker a worker made: waited for from now on, as the page's own
+          if (m && m.t === "born" && typeof m.id === "string") add(m.id, null);
+          ev(":wv", null);
+          return;
+        }
+        if (m.t === "ready" && rec.state === "starting") rec.state = "live";
+        else if (m.t === "ack" && m.k === W.step && rec.waiting) { rec.waiting = false; W.awaited--; }
+        else if (m.t === "bye") { if (rec.waiting) { rec.waiting = false; W.awaited--; } rec.state = "dead"; }
+        ev(":wv", null);
+      });
+    }
+    return W.bc;
+  }
+  function settle(rec, state) {
+    if (rec.waiting) { rec.waiting = false; W.awaited--; }
+    rec.state = state;
+    ev(":wv", null);
+  }
+  const NWorker = N.Worker;
+  function Worker(scriptURL) {
+    if (!new.target) {
+      throw new N.TypeError("Failed to construct 'Worker': Please use the 'new' operator, this DOM object " +
+        "constructor cannot be called as a function.");
+    }
+    const opts = arguments[1];
+    const blob = typeof scriptURL === "string" ? call(N.mapGet, blobs, scriptURL) : undefined;
+    const file = blob === undefined ? sameOrigin(scriptURL, opts) : null;
+    if ((blob === undefined && file === null) || W.list.length >= 200) return construct(NWorker, arguments, new.target);
+    const id = W.next++, rel0 = clock.rel();
+    const date0 = (dateBase === null ? originDate() : dateBase) + rel0, seed = (cfg.seed ^ (id * 0x9E3779B1)) >>> 0;
+    const args = [];
+    for (let i = 0; i < arguments.length; i++) args[i] = arguments[i];
+    // A classic script of the artefact's own: the harness serves, at its URL with a query of ours,
+    // the clock and then an import of the script itself (see _workers.wrapper): its relative URLs
+    // resolve as before, and its location reads without our query.
+    if (file !== null) {
+      const cut = call(N.indexOf, file, "#"), bare = cut < 0 ? file : call(N.slice, file, 0, cut);
+      args[0] = bare + (call(N.indexOf, bare, "?") < 0 ? "?" : "&") + call(N.slice, cfg.channel, 12) + "=" +
+        id + "_" + rel0 + "_" + date0 + "_" + seed + (cut < 0 ? "" : call(N.slice, file, cut));
+      return started(id, construct(NWorker, args, new.target));
+    }
+    const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker, src: workerJs,
+      loc: { href: scriptURL, pathname: call(N.slice, scriptURL, 5) } };
+    // A classic worker imports the page's Blob as a script of its own (its "use strict", its line
+    // and column numbers stay; the page may revoke its URL at once, so under a URL of ours); a module
+    // worker (strict anyway, and whose static imports would run before the clock) has it after ours.
+    const prefix = workerJs + "(" + call(N.stringify, JSON, wcfg) + ");";
+    let parts;
+    try {
+      parts = opts && opts.type === "module" ? [prefix, blob]
+        : [prefix + "importScripts(" + call(N.stringify, JSON, call(createURL, URL, blob)) + ");"];
+    } catch (e) {
+      parts = [prefix, blob];
+    }
+    const own = call(createURL, URL, new N.Blob(parts, { type: call(N.blobType, blob) || "text/javascript" }));
+    args[0] = own;
+    let w;
+    try {
+      w = construct(NWorker, args, new.target);
+    } finally {
+      call(N.revokeURL, URL, own);
+    }
+    return started(id, w);
+  }
+  // The script's absolute URL when it is a classic worker's of this document's origin (else null).
+  function sameOrigin(scriptURL, opts) {
+    if (typeof scriptURL !== "string" || (opts && opts.type === "module")) return null;
+    try {
+      const href = call(N.urlHref, construct(N.URL, [scriptURL, call(N.baseURI, document)]));
+      return call(N.startsWith, href, origin + "/") ? href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+  function started(id, w) {
+    add(id, w);
+    bc();
+    call(N.post, w, marker);
+    ev(":wn", null);
+    return w;
+  }
+  defineProperty(Worker, "prototype", { value: NWorker.prototype, writable: false, enumerable: false, configurable: false });
+  defineProperty(NWorker.prototype, "constructor", { value: Worker, writable: true, configurable: true, enumerable: false });
+  define(window, "Worker", Worker, NWorker);
+  const terminate = N.terminate;
+  define(NWorker.prototype, "terminate", { terminate() {
+    for (let i = 0; i < W.list.length; i++) if (W.list[i].w === this && W.list[i].state !== "dead") settle(W.list[i], "dead");
+    return apply(terminate, this, []);
+  } }.terminate, terminate);
+
+  // ---- the harness's frame step asks here -------------------------------------------------------------------
+  const api = {
+    ping() { return true; },
+    // How many workers are still starting, how many answers the last push waits for, how many made.
+    status() {
+      let starting = 0;
+      for (let i = 0; i < W.list.length; i++) if (W.list[i].state === "starting") starting++;
+      return [starting, W.awaited, W.list.length];
+    },
+    // Tell every worker the page's time (just after a frame: the frame's time); wait for the live ones.
+    push() {
+      W.step++;
+      W.awaited = 0;
+      for (let i = 0; i < W.list.length; i++) {
+        const rec = W.list[i];
+        rec.waiting = rec.state === "live";
+        if (rec.waiting) W.awaited++;
+      }
+      const rel = clock.rel();
+      call(N.bcPost, bc(), { t: "push", k: W.step, rel, ft: rel });
+      return W.awaited;
+    },
+    // Those that did not start or answer in time are no longer waited for.
+    loosen() {
+      for (let i = 0; i < W.list.length; i++) {
+        const rec = W.list[i];
+        if (rec.state === "starting" || rec.waiting) settle(rec, "loose");
+      }
+      return true;
+    },
+  };
+  call(N.on, window, cfg.channel + ":w", (e) => {
+    let out;
+    try {
+      const req = call(N.parse, JSON, call(N.detail, e));
+      const fn = api[req[0]];
+      out = call(N.stringify, JSON, fn ? apply(fn, api, N.isArray(req[1]) ? req[1] : []) : null);
+    } catch (err) {
+      out = "null";
+    }
+    ev(":wy", out);
+  });
+})(__AB_CONFIG__, __AB_WORKER_JS__);

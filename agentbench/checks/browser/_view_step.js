@@ -1,0 +1,242 @@
+// A part of the harness's view (see _view.js): stepping the clock, the api the harness calls, reader libraries.
+// The parts are one closure, joined in order by _scripts.py; this one is not a script alone.
+  // ---- stepping --------------------------------------------------------------------------------
+  let channel = null, wake = null;  // one channel for every yield (creating one costs more)
+  function yieldTask() {
+    if (channel === null) {
+      channel = new N.MessageChannel();
+      channel.port1.onmessage = () => { const w = wake; wake = null; if (w) w(); };
+    }
+    return new N.Promise((resolve) => { wake = resolve; channel.port2.postMessage(0); });
+  }
+  let fps = 60;
+  function frameTime(n) { return n * 1000 / fps; }
+  // CSS animations and transitions (and element.animate()) follow the virtual clock too: every
+  // frame each running one is set to its virtual age (it keeps running, so readers that wait for
+  // running animations still see it), so a fade-in shows after a virtual second and a blinking
+  // hint blinks alike in every run of the same script. One the page paused is left alone.
+  const anims = new WeakMap();  // Animation -> virtual time it started at (ms)
+  // document.getAnimations() leaves out those in shadow trees: open shadow roots are looked for
+  // every 8th step (not every frame) and their animations stepped too.
+  let shadowRoots = [], steps = 0;
+  function findShadowRoots() {
+    const out = [], stack = [document];
+    while (stack.length && out.length < 200) {
+      for (const el of stack.pop().querySelectorAll("*")) {
+        if (el.shadowRoot) { out.push(el.shadowRoot); stack.push(el.shadowRoot); }
+      }
+    }
+    return out;
+  }
+  function stepAnimations(now) {
+    let list;
+    try {
+      if (steps++ % 8 === 0) shadowRoots = findShadowRoots();
+      list = document.getAnimations();
+      for (const r of shadowRoots) list = list.concat(r.getAnimations());
+    } catch (e) { return; }
+    for (let i = 0; i < list.length && i < 500; i++) {
+      const a = list[i];
+      try {
+        if (a.playState !== "running") continue;
+        let start = anims.get(a);
+        if (start === undefined) {
+          start = now - (Number(a.currentTime) || 0);
+          anims.set(a, start);
+        }
+        a.currentTime = now - start;
+      } catch (e) { /* an animation the page replaced or cancelled */ }
+    }
+  }
+
+  const api = {
+    // The harness calls every method through here: one JSON string is far cheaper to carry
+    // than a structured value. A failure inside the clock says whether the page had replaced
+    // built-ins (then the page broke its own world: a verdict, not a harness gap).
+    async call(method, args) {
+      try {
+        const result = await api[method](...args);
+        return JSON.stringify(result === undefined ? null : result);
+      } catch (err) {
+        return JSON.stringify({ harnessError: String(err && err.message), tampered: err.tampered || [] });
+      }
+    },
+    // Run frames up to `toFrame`; capture when a frame reaches capBase + k * capMs (k >= 1).
+    async run(toFrame, capBase, capMs, capIndex, expectId, track) {
+      const out = [], raws = [], tracks = [];
+      let trackCanvas = null;
+      canvasCache = null;
+      let frame = S.frame;
+      try {
+        while (frame < toFrame) {
+          // A clip that plays must know its length before time goes on (its end is a timer): wait
+          // for its metadata, a condition bounded by the clock (~2 s of real time in all per document).
+          for (let spin = 0; spin < 300; spin++) {
+            const pending = clock("mediaPending");
+            if (typeof pending !== "number" || pending === 0) break;
+            await new Promise((r) => setTimeout(r, 10));
+          }
+          let st = clock("frame", frame + 1, expectId);
+          if (st === NO_CLOCK) return { noClock: true };
+          if (st && st.stale) return { stale: true };
+          frame = S.frame = frame + 1;
+          // The frame's calls, one at a time: the clock arms one, we dispatch it from this world
+          // (so the page's stack shows its callback alone); after its timers, promise
+          // continuations run before its animation frame callbacks.
+          for (let guard = 0; (st === 1 || st === 2) && guard < 1000000; guard++) {
+            if (st === 1) window.dispatchEvent(new Event(ARMED));
+            else await null;
+            st = clock("next");
+          }
+          stepAnimations(frameTime(frame));
+          if (globalThis.__abWorkers.any) await globalThis.__abWorkers.step();  // _workers_view.js
+          await yieldTask();
+          const due = capMs > 0 && frameTime(frame) >= capBase + capIndex * capMs - 1e-6;
+          const logNow = B.every > 0 && frame % B.every === 0;
+          let age = 0;
+          if (track || due || logNow) {
+            const c = clock("commit", true);
+            S.lastCircles = resolveCircles(c[0]);
+            age = c[1];
+          }
+          if (logNow) { try { logBodies(frame, age); } catch (e) { /* ignore */ } }
+          if (track) {  // circles drawn on the canvas that draws them, every frame (cheap: no pixels)
+            if (trackCanvas === null) trackCanvas = pickTrackCanvas() || undefined;  // once per run()
+            const cs = [];
+            if (trackCanvas && trackCanvas.dom) {
+              domCircles(trackCanvas, cs);
+            } else if (trackCanvas) {
+              for (const [cv, x, y, r, a] of S.lastCircles) if (cv === trackCanvas && a >= FAINT) cs.push([x, y, r]);
+            }
+            tracks.push([frame, cs]);
+          }
+          if (due) {
+            capIndex++;
+            if (canvasCache === null) canvasCache = visibleCanvases();
+            const c = captureRaw();
+            c.meta.frame = frame; out.push(c.meta); raws.push(c.rgb);
+          }
+        }
+      } finally { canvasCache = null; }
+      const data = raws.length ? await pack(raws) : "";
+      const state = clock("state");
+      return { frame, now: frameTime(frame), captures: out, data, capIndex,
+        dialogs: state === NO_CLOCK ? [] : state.dialogs, doc: state === NO_CLOCK ? null : state.id, tracks,
+        trackSize: trackCanvas ? trackSize(trackCanvas) : null };
+    },
+    async capture() {
+      const circles = clock("circles");
+      S.lastCircles = circles === NO_CLOCK ? [] : resolveCircles(circles);
+      return capture();
+    },
+    hasCanvas() { return visibleCanvases().length > 0; },
+    // Log the bodies (see logBodies) every `every` frames from now on (0: stop).
+    bodyTrack(every) { B.every = every | 0; B.log = []; B.target = undefined; return true; },
+    // The bodies logged since the last call: {log: [[frame, [[x, y, r, colourId]...], [w, h]]...], colours}.
+    bodies() { const log = B.log; B.log = []; return { log, colours: B.colours.slice() }; },
+    // A person scrolls the game into view: the largest canvas (else the largest element with a
+    // drawn background) when it does not fit in the viewport where it is.
+    reveal() {
+      const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
+      let best = null, area = 0;
+      for (const c of N.querySelectorAll.call(document, "canvas")) {
+        const r = N.getRect.call(c);
+        if (r.width < 50 || r.height < 50 || r.width * r.height <= area) continue;
+        best = c; area = r.width * r.height;
+      }
+      if (!best) return false;
+      const r = N.getRect.call(best);
+      if (r.top >= 0 && r.left >= 0 && r.bottom <= vh + 1 && r.right <= vw + 1) return false;
+      if (r.top < 0 && r.bottom > vh) return false;  // taller than the window: it is in view
+      best.scrollIntoView({ block: r.height > vh ? "start" : "center", inline: "nearest" });
+      return true;
+    },
+    // The largest visible canvas's box in CSS px (the viewport when there is none).
+    mainRect() {
+      const list = visibleCanvases();
+      let main = list[0] || null;
+      for (const it of list) if (it.r.width * it.r.height > main.r.width * main.r.height) main = it;
+      if (main === null) return { rect: [0, 0, window.innerWidth, window.innerHeight], canvas: false };
+      return { rect: [main.r.left, main.r.top, main.r.width, main.r.height], canvas: true };
+    },
+    // After a load: the new document's clock takes the session's frame and rate.
+    sync(frame, rate, capWidth) {
+      if (rate > 0) fps = rate;
+      if (capWidth > 0) S.capWidth = capWidth;
+      S.frame = frame;
+      const id = clock("sync", frame, rate);
+      return id === NO_CLOCK ? null : id;
+    },
+    state() {
+      const st = clock("state");
+      return st === NO_CLOCK ? null : st;
+    },
+    // Canvas text drawn so far: [text, first ms, last ms, times drawn].
+    texts() {
+      const t = clock("texts");
+      return t === NO_CLOCK ? [] : t.map((r) => r.slice(0, 4));
+    },
+    // Where to click for a control whose text matches `pattern` (a Start, Play again, Restart
+    // button): a visible element (buttons and links first, the smallest box), else canvas text
+    // drawn in the last half second. [x, y, what] in viewport px, or null.
+    findTarget(pattern) {
+      const re = new RegExp(pattern, "i");
+      const vw = window.innerWidth || 800, vh = window.innerHeight || 600;
+      let best = null, bestScore = Infinity;
+      const all = N.querySelectorAll.call(document, "body *");
+      for (let i = 0; i < all.length && i < 3000; i++) {
+        const el = all[i];
+        const tag = el.tagName;
+        if (tag === "SCRIPT" || tag === "STYLE") continue;
+        let text = "";
+        if (tag === "INPUT") text = el.value || "";
+        else for (const node of el.childNodes) if (node.nodeType === 3) text += node.textContent;
+        text = (text.trim() || (el.getAttribute("aria-label") || "")).slice(0, 80);
+        if (!text || !re.test(text)) continue;
+        let target = el;  // text inside a button's <span>: click the button
+        const up = el.closest && el.closest("button,a,[role=button],input");
+        if (up) target = up;
+        const r = N.getRect.call(target);
+        if (r.width <= 0 || r.height <= 0 || !shown(target, r)) continue;
+        const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+        if (cx < 0 || cy < 0 || cx > vw || cy > vh) continue;
+        const clickable = up || el.getAttribute("onclick") || N.getComputedStyle(el).cursor === "pointer";
+        const score = (clickable ? 0 : 1e7) + r.width * r.height;
+        if (score < bestScore) { best = [cx, cy, text]; bestScore = score; }
+      }
+      if (best) return best;
+      const texts = clock("texts");
+      if (texts === NO_CLOCK) return null;
+      const canvases = document.getElementsByTagName("canvas");
+      const now = frameTime(S.frame);
+      for (const [text, , last, , idx, x, y] of texts) {
+        const cv = idx >= 0 ? canvases[idx] : null;
+        if (!cv || last < now - 500 || !re.test(text)) continue;
+        const b = N.getRect.call(cv);
+        if (b.width <= 0 || !shown(cv, b)) continue;
+        return [b.left + x * b.width / cv.width, b.top + y * b.height / cv.height, text];
+      }
+      return null;
+    },
+    // Called by the harness on its own blank page (no artefact code) before the page is reused:
+    // what the browser-side clear of the origin's data leaves, the tab's session storage and name.
+    wipe() {
+      try { window.sessionStorage.clear(); } catch (e) { /* ignore */ }
+      try { window.name = ""; } catch (e) { /* ignore */ }
+      return true;
+    },
+    domText() {
+      try { return document.body ? document.body.innerText.slice(0, 20000) : ""; } catch (e) { return ""; }
+    },
+  };
+
+  // Readers of the probes, installed once per document: `source` is an expression whose value is
+  // an object of functions; `read` calls one with a JSON-able argument.
+  const libs = Object.create(null);
+  return {
+    call: api.call,
+    lib(name, source) { if (!(name in libs)) libs[name] = (0, eval)(source); return true; },
+    has(name) { return name in libs; },
+    read(name, fn, arg) { return libs[name][fn](arg); },
+  };
+})(__AB_VIEW_CONFIG__);

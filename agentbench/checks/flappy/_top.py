@@ -1,0 +1,364 @@
+"""Flappy: does hitting the top pipe end the game? Played the way a person tries it.
+
+A person who doubts the top pipe keeps the bird high as a pipe arrives, flapping whenever it sinks
+below the upper part of the play area, and watches: the bird meets the pipe's body and the game
+ends, or the pipe slides over the bird and play goes on. This run does the same with real input
+(the flap the other probes found, held like theirs) and judges it by pixels only:
+
+- the bird is what the flap run and the no-input run showed differently (its columns, its size and
+  its colours); it is followed in its columns as the pixels of its colours that the empty scene
+  (the no-input runs' captures, mode per pixel) does not show;
+- a pipe's top body is, in those columns, what differs from the empty scene from the top of the
+  play area down without a break, and slid in from the right (a moving obstacle, not a banner);
+  where it reaches below the bird's top by a visible depth (half the bird's height, and
+  ``_perception.SEEN_PX``) beside and over the bird's columns, the bird is inside the pipe;
+- play went on when, with the bird seen inside for at least ``SEEN_S``, the same pipe then slid on
+  past the bird (left its columns) while the bird was still seen flying.
+
+Nothing is said where the evidence is weak: a bird that leaves the screen, a gap that happens to be
+high, a graze of a frame or two, a scene whose background itself moves in the bird's columns (the
+empty scene is not stable there), a bird the run cannot follow.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..browser._frames import Frame
+from ..browser._imaging import Image, blobs, diff_mask
+from ..browser._perception import SEEN_PX, SEEN_S
+from ..browser._play import CAP, Run, differs
+from ._over import over_since
+
+__all__ = ["Bird", "TopPipe", "learn_bird", "through_top", "top_pipe_run"]
+
+TARGET = 0.25      # the bird's centre is kept at about this share of the play area's height from the top
+TAP_GAP = 0.2      # s between two taps at least (a press is held HOLD s)
+FAR = 60           # colour distance (sum over channels) that counts as another thing
+STABLE = 0.7       # a pixel of the empty scene shows its usual colour at least this share of the time
+STABLE_SHARE = 0.9  # ... and this share of the bird's columns must be such pixels to judge anything
+DEPTH_SHARE = 0.5  # the pipe must reach this share of the bird's height below its top (and SEEN_PX)
+ON_AFTER = 0.5     # s: the pipe must have slid past the bird within this long after ...
+PASS_WITHIN = 3.0  # ... at most this many s after the bird was first seen inside
+LOST_S = 1.5       # the bird unseen this long: stop (it died, fell or left the screen)
+STOPPED_S = 0.6    # nothing on the screen changed this long: the game ended
+LOOK = 2 * CAP     # the bird is looked at this often (virtual s): two looks inside last SEEN_S or more
+UPPER = 0.6        # the upper part of the play area, judged for a stable empty scene
+ALIVE = 0.55       # the bird's centre stays above this share of the height while the pipe slides past
+TELEPORT = 0.2     # the bird's centre jumping this share of the height in one look: the game started over
+STILL_S = 1.0      # the bird not moving at all this long: it no longer flies (the game ended)
+ANSWER_S = 0.6     # a tap the bird does not rise after within this long is unanswered; three in a row: ended
+WORDS_EVERY = 5    # looks between two reads of the page's words (a game-over message ends the run)
+PIPES = 2          # pipes that passed the bird in their gap before the run gives up
+WATCH = 13.0       # s after the start, at most: a slow first pipe still comes (a person waits for it)
+
+
+@dataclass
+class Bird:
+    """What the flap showed of the bird: its columns, its size in pixels and its colours."""
+
+    x0: int
+    x1: int
+    height: int
+    pixels: int
+    colours: frozenset[tuple[int, int, int]]
+
+
+def _q(p: tuple[int, int, int]) -> tuple[int, int, int]:
+    return p[0] >> 5, p[1] >> 5, p[2] >> 6
+
+
+def learn_bird(base: Run, flap: Run, first: int, last: int) -> Bird | None:
+    """The bird as the flap run shows it where it differs from the no-input run (see locate_shift),
+    from capture ``first`` to ``last`` (both runs still in play)."""
+    boxes: list[tuple[int, int, int, int, int]] = []
+    colours: Counter[tuple[int, int, int]] = Counter()
+    for i in range(first, min(last, first + 20) + 1):
+        fa, fb = base.frames.get(i), flap.frames.get(i)
+        if fa is None or fb is None or (fa.width, fa.height) != (fb.width, fb.height):
+            continue
+        a, b = fa.image, fb.image
+        w, h = a.width, a.height
+        mask = diff_mask(a, b, threshold=FAR)
+        mine: list[int] = []
+        for blob in blobs(mask, w, h, min_size=2)[:4]:
+            ring = [a.pixel(x, y) for y in range(max(0, blob.y0 - 2), min(h, blob.y1 + 3))
+                    for x in range(max(0, blob.x0 - 2), min(w, blob.x1 + 3)) if not mask[y * w + x]]
+            if not ring:
+                continue
+            bg = tuple(statistics.median(c[k] for c in ring) for k in range(3))
+            for p in blob.pixels:
+                y, x = divmod(p, w)
+                pa, pb = a.pixel(x, y), b.pixel(x, y)
+                if sum(abs(pb[k] - bg[k]) for k in range(3)) > sum(abs(pa[k] - bg[k]) for k in range(3)):
+                    mine.append(p)
+                    colours[_q(pb)] += 1
+        if len(mine) >= 4:
+            xs, ys = [p % w for p in mine], [p // w for p in mine]
+            boxes.append((min(xs), max(xs), min(ys), max(ys), len(mine)))
+    if len(boxes) < 3:
+        return None
+    # The capture where the flapped bird stood clear of the other one shows all of it.
+    whole = max(boxes, key=lambda b: b[4])
+    total = sum(colours.values())
+    keep = frozenset(c for c, n in colours.items() if n >= 0.03 * total)
+    return Bird(whole[0], whole[1], whole[3] - whole[2] + 1, whole[4], keep)
+
+
+@dataclass
+class _Scene:
+    """The empty scene in the bird's columns: each pixel's usual colour, from captures of play."""
+
+    x0: int
+    x1: int
+    width: int
+    height: int
+    rows: list[bytes] = field(default_factory=list)       # per row: the usual colours (RGB bytes)
+    unstable: list[bytes] = field(default_factory=list)   # per row: 1 where a pixel has no usual colour
+
+    def row(self, img: Image, y: int) -> bytes:
+        o = (y * self.width + self.x0) * 3
+        return img.rgb[o:o + (self.x1 - self.x0) * 3]
+
+    @property
+    def stable(self) -> float:
+        """The share of the upper part (where top pipes and a high bird are) that has a usual colour."""
+        upper = self.unstable[:max(1, round(UPPER * self.height))]
+        n = sum(len(u) for u in upper)
+        return 1 - sum(sum(u) for u in upper) / max(1, n)
+
+
+def _scene(images: list[Image], x0: int, x1: int) -> _Scene | None:
+    if len(images) < 8:
+        return None
+    w, h = images[0].width, images[0].height
+    sc = _Scene(x0, x1, w, h)
+    images = [img for img in images if (img.width, img.height) == (w, h)]
+    n = len(images)
+    if n < 8:
+        return None
+    for y in range(h):
+        segs = [sc.row(img, y) for img in images]
+        common, m = Counter(segs).most_common(1)[0]
+        if m >= STABLE * n:  # the whole row is usually the same (a flat sky): at C speed
+            sc.rows.append(common)
+            sc.unstable.append(bytes(x1 - x0))
+            continue
+        usual, bad = bytearray(common), bytearray(x1 - x0)
+        for k in range(x1 - x0):
+            px = [seg[3 * k:3 * k + 3] for seg in segs]
+            counts = Counter(_q((p[0], p[1], p[2])) for p in px)
+            q, c = counts.most_common(1)[0]
+            if c >= STABLE * n:
+                usual[3 * k:3 * k + 3] = next(p for p in px if _q((p[0], p[1], p[2])) == q)
+            else:
+                bad[k] = 1
+        sc.rows.append(bytes(usual))
+        sc.unstable.append(bytes(bad))
+    return sc
+
+
+@dataclass
+class TopPipe:
+    """What the run saw: when the bird was first inside a top pipe, and when the pipe had passed it."""
+
+    inside_at: float | None = None
+    passed_at: float | None = None
+    depth: float = 0.0       # px (capture) the pipe reached below the bird's top, at most
+    taps: int = 0
+    seen: int = 0            # captures in which the bird was followed
+    why: str = ""            # why nothing could be judged
+
+
+def _look(sc: _Scene, bird: Bird, img: Image) -> tuple[tuple[int, int, int, int] | None, list[int], set[int]]:
+    """(the bird's box in band columns, each column's top-body depth, the columns holding the bird)."""
+    bw = sc.x1 - sc.x0
+    foreign = bytearray(bw * sc.height)
+    birdy = bytearray(bw * sc.height)
+    colours = bird.colours
+    for y in range(sc.height):
+        seg, ref, bad = sc.row(img, y), sc.rows[y], sc.unstable[y]
+        if seg == ref and not any(bad):
+            continue
+        o = y * bw
+        for k in range(bw):
+            i = 3 * k
+            p = seg[i], seg[i + 1], seg[i + 2]
+            if bad[k] or abs(p[0] - ref[i]) + abs(p[1] - ref[i + 1]) + abs(p[2] - ref[i + 2]) > FAR:
+                foreign[o + k] = 1
+                if _q(p) in colours:
+                    birdy[o + k] = 1
+    found = blobs(birdy, bw, sc.height, min_size=2) if any(birdy) else []
+    box = None
+    if found:
+        big = found[0]
+        near = [b for b in found if b.x0 <= big.x1 + 2 and b.x1 >= big.x0 - 2
+                and b.y0 <= big.y1 + bird.height and b.y1 >= big.y0 - bird.height]
+        size = sum(b.size for b in near)
+        box = (min(b.x0 for b in near), min(b.y0 for b in near), max(b.x1 for b in near), max(b.y1 for b in near))
+        if not (0.25 * bird.pixels <= size <= 2.5 * bird.pixels and box[3] - box[1] + 1 <= 2.5 * bird.height + 2):
+            box = None
+    cols_bird = {p % bw for b in found for p in b.pixels} if box else set()
+    depth = []
+    for x in range(bw):
+        d = 0
+        while d < sc.height and foreign[d * bw + x]:
+            d += 1
+        depth.append(d)
+    return box, depth, cols_bird
+
+
+def _inside(box: tuple[int, int, int, int], depth: list[int], cols_bird: set[int], need: float) -> float:
+    """How far (px) below the bird's top the pipe's top body reaches beside the bird and over it; 0: not
+    inside (``need``: the least depth a person sees as inside)."""
+    x0, top, x1, _ = box
+    # The pipe's body beside the bird (columns without bird colours) gives its lower end ...
+    beside = [depth[x] for x in range(max(0, x0 - 3), min(len(depth), x1 + 4)) if x not in cols_bird]
+    reach = [d for d in beside if d >= top + need]
+    if len(reach) < 2:
+        return 0.0
+    # ... and over the bird's columns it covers everything above the bird (it is at the bird's place).
+    over = [x for x in range(x0, x1 + 1) if depth[x] >= top]
+    if len(over) < max(2, (x1 - x0 + 1) // 3):
+        return 0.0
+    return statistics.median(reach) - top
+
+
+def _scale(frame: Frame) -> float:
+    """Capture px per page px (SEEN_PX is in page px)."""
+    return frame.width / frame.rect[2] if frame.rect and frame.rect[2] > 0 else 0.2
+
+
+def _flew_on(rows: list[tuple[float, float]], since: float, low: float) -> bool:
+    """The bird kept flying from ``since``: never sank below ``low`` and rose at least once (a flap took)."""
+    after = [r for t, r in rows if t >= since - 1e-9]
+    rose = any(b <= a - 2 for a, b in zip(after, after[1:], strict=False))
+    return bool(after) and max(after) <= low and rose
+
+
+async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list[Image], until: float) -> TopPipe:
+    """Keep the bird high from ``t0`` (``run`` is at the start, no input since) and watch the top pipes."""
+    out = TopPipe()
+    margin = max(4, bird.x1 - bird.x0 + 1)
+    if not empty:
+        out.why = "no captures of play to learn the empty scene from"
+        return out
+    w = empty[0].width
+    sc = _scene(empty, max(0, bird.x0 - margin), min(w, bird.x1 + margin + 1), )
+    if sc is None:
+        out.why = "too few captures of play to learn the empty scene from"
+        return out
+    stable = sc.stable
+    if stable < STABLE_SHARE:
+        out.why = f"the scene moves in the bird's columns by itself ({stable:.0%} of it stable)"
+        return out
+    last_tap = -1.0
+    began = last_seen = run.now
+    rows: list[tuple[float, float]] = []
+    inside: list[float] = []
+    changes: list[float] = []
+    prev: int | None = None
+    covered, passed = False, 0
+    edges: list[tuple[float, int]] = []  # (t, the leftmost column a top body reaches down in): it slides in
+    taps: list[float] = []
+    deaf = looks = 0
+    dom_before = run.dom_first or ""
+    while run.now < until - 1e-9 and not run.broken:
+        await run.advance(LOOK)
+        i = run.last_index()
+        frame = run.frames.get(i)
+        if frame is None or (frame.width, frame.height) != (sc.width, sc.height):
+            out.why = "the game's picture changed size"
+            break
+        code = run.code(i)
+        if prev is not None and code is not None and differs(prev, code):
+            changes.append(run.now)
+        prev = code
+        if run.now - (changes[-1] if changes else began) >= STOPPED_S:
+            break  # the screen stopped: the game ended
+        looks += 1
+        if looks % WORDS_EVERY == 0 and await over_since(run, began, dom_before) is not None:
+            out.why = "a game-over message showed (the game ended)"
+            break
+        box, depth, cols = _look(sc, bird, frame.image)
+        if box is None:
+            if run.now - last_seen >= LOST_S:
+                break
+            continue
+        last_seen = run.now
+        out.seen += 1
+        centre = (box[1] + box[3]) / 2
+        if rows and abs(centre - rows[-1][1]) > TELEPORT * sc.height:
+            out.why = "the bird jumped back to a start (the game started over)"
+            break
+        rows.append((run.now, centre))
+        recent = [r for t, r in rows if t >= run.now - STILL_S - 1e-9]
+        if run.now - began >= STILL_S and len(recent) >= 5 and max(recent) - min(recent) <= 1:
+            out.why = "the bird stopped moving (the game ended)"
+            break
+        if taps and run.now >= taps[-1] + ANSWER_S - 1e-9 and taps[-1] > 0:
+            before = [r for t, r in rows if t <= taps[-1] + 1e-9]
+            after = [r for t, r in rows if taps[-1] < t <= taps[-1] + ANSWER_S + 1e-9]
+            deaf = deaf + 1 if before and after and min(after) > before[-1] - 1 else 0
+            taps[-1] = -taps[-1]  # answered or not: judged once
+            if deaf >= 3:
+                out.why = "the bird no longer rose when flapped (the game ended)"
+                break
+        d = _inside(box, depth, cols, max(DEPTH_SHARE * bird.height, SEEN_PX * _scale(frame), 2.0))
+        body = [x for x, dd in enumerate(depth) if dd >= 3]
+        if body:
+            edges.append((run.now, min(body)))
+        if d > 0 and out.inside_at is None and not any(
+                x >= edges[-1][1] + 2 for t, x in edges if t >= run.now - 1.5):
+            d = 0.0  # nothing slid in from the right: no moving obstacle (a HUD line, a banner)
+        if d > 0:
+            inside.append(run.now)
+            out.depth = max(out.depth, d)
+            if out.inside_at is None and inside[-1] - inside[0] >= SEEN_S - 1e-6:
+                out.inside_at = inside[0]
+        elif out.inside_at is None:
+            inside = []  # a graze of one look: not seen
+        # A pipe's top body over the bird's columns (a bird touching the top cannot tell: as before).
+        over = [x for x in range(box[0], box[2] + 1) if depth[x] >= 3]
+        if box[1] > 2:
+            if covered and not over:
+                passed += 1
+            covered = len(over) >= 2
+        if out.inside_at is not None and d == 0:
+            if not covered and run.now - inside[-1] >= ON_AFTER - 1e-6:
+                if _flew_on(rows, out.inside_at, ALIVE * sc.height):
+                    out.passed_at = run.now
+                else:
+                    out.why = "the bird sank after meeting the pipe (it may have died while the scene scrolled on)"
+                break
+            if run.now - out.inside_at > PASS_WITHIN:
+                break
+        if passed >= PIPES and out.inside_at is None:
+            out.why = f"{passed} pipes passed the bird with the bird in their gap"
+            break
+        # A person flaps when the bird sinks below the upper part and is not still rising.
+        falling = len(rows) < 2 or rows[-1][1] >= rows[-2][1]
+        if centre > TARGET * sc.height and falling and run.now - last_tap >= TAP_GAP:
+            last_tap = run.now
+            out.taps += 1
+            if not taps or taps[-1] < 0:
+                taps.append(run.now)  # the next tap is judged once the last one was
+            await run.do(action)
+    return out
+
+
+async def through_top(base: Run, flap: Run, first: int, t0: float, played_until: float, action: str,
+                      ) -> TopPipe:
+    """Play the passing flap run on, keeping its bird high; see the module docstring.
+
+    ``first``: the capture where the flap run first differed from the no-input run ``base``;
+    ``played_until``: captures of both runs before this show play (the empty scene is learnt there).
+    """
+    bird = learn_bird(base, flap, first, base.index(played_until))
+    if bird is None:
+        return TopPipe(why="the bird could not be told from the scene")
+    empty = [r.frames[i].image for r in (base, flap) for i in sorted(r.frames)
+             if t0 + 0.1 <= i * r.every <= played_until]
+    return await top_pipe_run(flap, t0, action, bird, empty, t0 + WATCH)
