@@ -129,7 +129,7 @@ def check_cmd(
 
     from rich.markup import escape
 
-    from ._files import staged_artefact
+    from ._files_copy import staged_artefact
     from ._summary import print_checks
     from .checks._checker import close_shared_checker, shared_checker
     from .checks._run import batch_limit, check_batch, run_checks

@@ -372,7 +372,7 @@ class DockerSandbox(Sandbox):
 
     def _copy_out_blocking(self, dest: Path) -> None:
         from agentbench._files import DEFAULT_LIMITS as FILE_LIMITS
-        from agentbench._files import extract_tar
+        from agentbench._files_copy import extract_tar
 
         try:
             with stream_tar_out(self._client.api, self._container.id, WORKSPACE, cap=COPY_CAP,

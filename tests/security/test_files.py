@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agentbench._files import FileLimits, copy_tree, extract_tar, lookup, read_bytes, staged_artefact
+from agentbench._files import FileLimits, lookup, read_bytes
+from agentbench._files_copy import copy_tree, extract_tar, staged_artefact
 from agentbench.checks.browser._serve import MAX_SERVED_FILE, ServeBudget, serve_file
 from agentbench.errors import ArtefactError
 
