@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ._deltas import IDENT, delta_reads, frame_deltas
 from ._source import Hit, Source, SourceFile
 
 __all__ = ["DETECTORS", "Detector", "match_patterns", "run_detector"]
@@ -81,77 +82,18 @@ def _called(source: Source, hit: Hit) -> tuple[bool, str]:
     return False, f"{hit.snippet} is inside {name}(), which is never called"
 
 
-# -- time and animation ------------------------------------------------------------------------
-
-_IDENT = r"[A-Za-z_$][\w$]*"
-
-
-def _time_names(source: Source) -> set[str]:
-    """Names holding a clock reading: rAF callback parameters and vars set from now()."""
-    names: set[str] = set()
-    for h in source.find(rf"requestAnimationFrame\s*\(\s*({_IDENT})", view="skeleton"):
-        cb = re.escape(h.match.group(1))
-        for d in source.find(
-            rf"function\s+{cb}\s*\(\s*({_IDENT})|\b{cb}\s*=\s*(?:function\s*\(\s*({_IDENT})|\(?\s*({_IDENT})\s*\)?\s*=>)",
-            view="skeleton",
-        ):
-            names.update(g for g in d.match.groups() if g)
-    for h in source.find(r"requestAnimationFrame\s*\(\s*(?:function\s*\(\s*([\w$]+)|\(?\s*([\w$]+)\s*\)?\s*=>)",
-                         view="skeleton"):
-        names.update(g for g in h.match.groups() if g)
-    for h in source.find(rf"\b({_IDENT})\s*=\s*(?:performance\.now|Date\.now)\(\)|\b({_IDENT})\s*=\s*new\s+Date\(\)",
-                         view="skeleton"):
-        names.update(g for g in h.match.groups() if g)
-    return names
-
-
-def _deltas(source: Source) -> list[tuple[str, Hit, tuple[int, int]]]:
-    """``dt = (now - last) ...`` assignments: (the delta's name, where, the span it is visible in).
-
-    A ``let dt`` is looked up only in its own function: ``update(dt)`` elsewhere is another dt.
-    """
-    clocks = [re.escape(n) for n in sorted(_time_names(source))]
-    clocks += [r"performance\.now\(\)", r"Date\.now\(\)"]
-    clock = "(?:" + "|".join(rf"(?<![\w$.]){c}(?![\w$])" if c[0].isalpha() or c[0] in "_$" else c
-                             for c in clocks) + ")"
-    regex = (rf"(\b(?:let|const|var)\s+)?\b({_IDENT}(?:\.{_IDENT})?)\s*[-+]?(?<![=!<>])=(?!=)"
-             rf"\s*[^;\n]*?{clock}\s*-\s*[\w$.]+")
-    found = []
-    for h in source.find(regex, view="skeleton"):
-        scope = (h.pos, len(h.file.skeleton))
-        fn = source.enclosing_function(h.file, h.pos) if h.match.group(1) else None
-        if fn is not None:
-            scope = (h.pos, fn[2])
-        found.append((h.match.group(2), h, scope))
-    return found
-
-
-def _uses(source: Source, name: str, hit: Hit, scope: tuple[int, int]) -> list[Hit]:
-    """Reads of ``name`` in ``scope`` after its assignment at ``hit`` (not reassignments)."""
-    short = re.escape(name.split(".")[-1])
-    uses = []
-    for use in source.find(rf"(?<![\w$]){short}(?![\w$])", view="skeleton"):
-        if use.file is not hit.file or not (hit.match.end(2) <= use.pos < scope[1]):
-            continue
-        after = use.file.skeleton[use.match.end():use.match.end() + 4]
-        before = use.file.skeleton[max(0, use.pos - 4):use.pos]
-        if re.match(r"\s*=(?!=)", after):
-            continue  # reassigned, not used
-        if re.match(r"\s*(?:[<>]|[!=]=)", after) or re.search(r"(?:[<>]=?|[!=]==?)\s*$", before):
-            continue  # only compared (`if (dt > 0)`): the motion does not depend on it
-        uses.append(use)
-    return uses
+# -- time and animation (the frame-time analysis is _deltas) -----------------------------------
 
 
 @detector("uses_elapsed_time", found="source uses delta time",
           missing="source shows no delta time (physics advances per drawn frame)")
 def uses_elapsed_time(source: Source) -> Finding:
     """A frame's elapsed time (rAF timestamp or now() minus the last reading) reaches the update."""
-    deltas = _deltas(source)
+    deltas = frame_deltas(source)
     if not deltas:
         return False, "no elapsed time computed from a requestAnimationFrame timestamp or performance.now()"
     for name, hit, scope in deltas:
-        uses = _uses(source, name, hit, scope)
+        uses = delta_reads(source, name, hit, scope)
         if uses:
             return True, f"{hit.snippet} | used at {uses[0].snippet}"
     return False, f"{deltas[0][1].snippet} computes {deltas[0][0]} but never uses it"
@@ -161,7 +103,7 @@ def uses_elapsed_time(source: Source) -> Finding:
           missing="source does not clamp long frame gaps")
 def clamps_frame_delta(source: Source) -> Finding:
     """After a background tab, dt is capped so nothing teleports or tunnels through the floor."""
-    for name, hit, scope in _deltas(source):
+    for name, hit, scope in frame_deltas(source):
         if re.search(r"Math\.min\(", hit.file.skeleton[hit.pos:hit.match.end()] +
                      hit.file.skeleton[hit.match.end():hit.file.skeleton.find("\n", hit.match.end())]):
             return True, hit.snippet  # dt = Math.min((now - last) / 1000, 0.1)
@@ -216,7 +158,7 @@ def _handler_bodies(source: Source, events: str) -> list[tuple[SourceFile, int, 
     bodies = []
     for h in source.find(rf"addEventListener\(\s*['\"]{events}['\"]\s*,\s*", view="code"):
         f, at = h.file, h.match.end()
-        named = re.match(rf"({_IDENT})\s*[,)]", f.skeleton[at:at + 80])
+        named = re.match(rf"({IDENT})\s*[,)]", f.skeleton[at:at + 80])
         if named:
             for d in source.find(rf"function\s+{re.escape(named.group(1))}\s*\([^()]*\)\s*\{{|"
                                  rf"\b{re.escape(named.group(1))}\s*=\s*[^;{{]*?=>\s*\{{", view="skeleton"):
@@ -404,7 +346,7 @@ def shows_game_over_text(source: Source) -> Finding:
           missing="source has no reset/restart routine that is called")
 def has_reset_function(source: Source) -> Finding:
     regex = rf"\bfunction\s+((?:re(?:set|start)|newGame|startGame|initGame|init)\w*)\s*\(|" \
-            rf"\b((?:re(?:set|start)|newGame|startGame)\w*)\s*(?:=\s*(?:function|\(|{_IDENT}\s*=>)|\([^()]*\)\s*\{{)"
+            rf"\b((?:re(?:set|start)|newGame|startGame)\w*)\s*(?:=\s*(?:function|\(|{IDENT}\s*=>)|\([^()]*\)\s*\{{)"
     last = "no reset/restart function"
     for hit in source.find(regex, view="skeleton", flags=re.IGNORECASE):
         name = hit.match.group(1) or hit.match.group(2)
