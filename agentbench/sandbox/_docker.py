@@ -5,7 +5,8 @@ the pid limit) with no network, no capabilities, ``no-new-privileges`` and memor
 The init runs as ``KEEPER_UID`` and every command as ``SANDBOX_UID`` (uids no host account has,
 _users.py): the agent cannot signal the init, so ``kill -9 -1`` ends the agent's own processes,
 never the container. Every command goes through ``docker exec`` wrapped in coreutils ``timeout``;
-a host-side guard backs it up. The docker SDK blocks, so its calls run in threads.
+a host-side guard backs it up (both in _docker_exec.py). The docker SDK blocks, so its calls run in
+threads.
 """
 
 from __future__ import annotations
@@ -15,17 +16,15 @@ import io
 import posixpath
 import tarfile
 import time
-import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from agentbench.errors import AgentbenchError, DockerUnavailable, ImageMissing, PathEscape, SandboxError
+from agentbench.errors import AgentbenchError, ImageMissing, PathEscape, SandboxError
 
 from ._base import ExecResult, Sandbox, SandboxLimits
-from ._exec_reader import ExecReader
+from ._docker_exec import Raw, call, map_error, run_command, sdk_errors
 from ._image import IMAGE_TAG, connect_docker, image_exists
 from ._owner import container_labels, sweep_orphans_once
 from ._paths import (
@@ -43,8 +42,6 @@ __all__ = ["DockerSandbox"]
 OUTPUT_CAP = 64 * 1024  # bytes kept per stream of an agent command
 READ_CAP = 64 * 1024 * 1024  # largest file read_file / list_files will carry
 COPY_CAP = 1024 * 1024 * 1024  # largest workspace copy_out will carry
-KILL_AFTER_S = 2.0  # SIGTERM first, SIGKILL this long after
-GUARD_S = 10.0  # host-side grace beyond timeout + kill-after before we step in
 INTERNAL_TIMEOUT_S = 30.0
 DEFAULT_LIMITS = SandboxLimits()
 ENV = {
@@ -66,44 +63,6 @@ case "$2" in
         exec find "$p" -type f -print0;;
 esac
 """
-
-
-@dataclass
-class _Raw:
-    exit_code: int
-    stdout: bytes
-    stderr: bytes
-    timed_out: bool
-    truncated: bool
-    duration_s: float
-
-
-def _sdk_errors() -> tuple[type[BaseException], ...]:
-    import docker
-    import requests
-
-    return (docker.errors.DockerException, requests.exceptions.RequestException)
-
-
-def _map_error(exc: BaseException, what: str) -> SandboxError:
-    import docker
-    import requests
-
-    if isinstance(exc, docker.errors.ImageNotFound):
-        return ImageMissing(f"{what}: image not found; run `agentbench sandbox build`.")
-    if isinstance(exc, docker.errors.NotFound):
-        return SandboxError(f"{what}: the sandbox container is gone ({exc}).")
-    if isinstance(exc, requests.exceptions.ConnectionError):
-        return DockerUnavailable(f"{what}: lost the Docker engine ({exc}); is dockerd running?")
-    return SandboxError(f"{what}: {exc}")
-
-
-async def _call(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Run a blocking SDK call in a thread, mapping its errors to the agentbench tree."""
-    try:
-        return await asyncio.to_thread(fn, *args, **kwargs)
-    except _sdk_errors() as exc:
-        raise _map_error(exc, what) from exc
 
 
 class DockerSandbox(Sandbox):
@@ -135,14 +94,14 @@ class DockerSandbox(Sandbox):
         """
         check_host_users()
         client = await asyncio.to_thread(connect_docker, client)
-        if not await _call("Looking up the sandbox image", image_exists, client, image):
+        if not await call("Looking up the sandbox image", image_exists, client, image):
             raise ImageMissing(f"The sandbox image {image} is not built: run `agentbench sandbox build`.")
         from docker.types import Ulimit
 
         await asyncio.to_thread(sweep_orphans_once, client)  # containers whose owner process died
         all_labels = container_labels(kind="sandbox", extra=labels)
         started = time.monotonic()
-        container = await _call(
+        container = await call(
             "Creating the sandbox container",
             client.containers.create,
             image,
@@ -166,7 +125,7 @@ class DockerSandbox(Sandbox):
         )
         sandbox = cls(client, container, limits)
         try:
-            await _call("Starting the sandbox container", container.start)
+            await call("Starting the sandbox container", container.start)
         except BaseException:
             await sandbox.close()
             raise
@@ -192,123 +151,14 @@ class DockerSandbox(Sandbox):
             truncated=raw.truncated,
         )
 
-    async def _exec_raw(self, argv: list[str], *, timeout_s: float, cap: int) -> _Raw:
+    async def _exec_raw(self, argv: list[str], *, timeout_s: float, cap: int) -> Raw:
         """Run argv as the sandbox user under `timeout`, keeping at most cap bytes of each stream."""
         self._check_open()
-        if timeout_s <= 0:
-            raise SandboxError(f"timeout_s must be positive, got {timeout_s}.")
-        api = self._client.api
-        wrapped = ["timeout", f"--kill-after={KILL_AFTER_S:g}s", f"{timeout_s:g}s", *argv]
-        # Every process of this command inherits the token, so the guard can find them all.
-        token = uuid.uuid4().hex
-        started = time.monotonic()
-        exec_id = (
-            await _call(
-                "Starting a command in the sandbox",
-                api.exec_create,
-                self._container.id,
-                wrapped,
-                user=f"{UID}:{UID}",
-                workdir=WORKSPACE,
-                environment={**ENV, "AGENTBENCH_EXEC": token},
-            )
-        )["Id"]
-        starting = asyncio.ensure_future(
-            _call("Attaching to a sandbox command", api.exec_start, exec_id, stream=True, demux=True))
-        try:
-            stream = await asyncio.shield(starting)
-        except asyncio.CancelledError:
-            # Cancelled while Docker starts it: the start goes on in its thread and the command
-            # would run unseen until its own limit. Let the start finish, then stop what it started.
-            await asyncio.shield(self._stop_starting(starting, exec_id, token))
-            raise
-        reader = ExecReader(stream, cap, asyncio.get_running_loop())
-        reader.start()
-        try:
-            guard_fired = await self._follow(exec_id, reader, stream, token, started + timeout_s + KILL_AFTER_S)
-        except asyncio.CancelledError:
-            # The caller gave up: stop the command too, instead of leaving it running unseen.
-            stream.close()
-            await asyncio.shield(self._kill_tagged(token))
-            raise
-        await reader.done
-        info = await _call("Inspecting a sandbox command", api.exec_inspect, exec_id)
-        duration = time.monotonic() - started
-        code = info.get("ExitCode")
-        exit_code = -1 if code is None else int(code)
-        # 124: `timeout` sent TERM; 137: it had to KILL. A command exiting so on its own does it early.
-        timed_out = guard_fired or (exit_code in (124, 137) and duration >= timeout_s * 0.98)
-        return _Raw(exit_code, bytes(reader.out), bytes(reader.err), timed_out, reader.truncated, duration)
-
-    async def _follow(self, exec_id: str, reader: ExecReader, stream: Any, token: str, killed_by: float) -> bool:
-        """Wait for the command's output to end; True when the host-side guard had to kill it."""
-        api = self._client.api
-        poll = 0.02
-        while not reader.done.done():
-            await asyncio.wait([reader.done], timeout=poll)
-            poll = min(poll * 2, 0.5)
-            if reader.done.done():
-                break
-            info = await _call("Inspecting a sandbox command", api.exec_inspect, exec_id)
-            if not info.get("Running", True):
-                # The command ended. Docker may still be copying its last output, or a background
-                # child may hold the stream open: read until it goes quiet, then stop reading.
-                ended = time.monotonic()
-                while not reader.done.done() and time.monotonic() - ended < 3.0:
-                    if time.monotonic() - reader.last_data > 0.25:
-                        break
-                    await asyncio.wait([reader.done], timeout=0.05)
-                stream.close()
-            elif time.monotonic() > killed_by + GUARD_S:
-                # `timeout` failed to end it: kill what carries the token, wherever it went.
-                await self._kill_tagged(token)
-                await asyncio.wait([reader.done], timeout=2.0)
-                stream.close()
-                await reader.done
-                return True
-        await reader.done
-        return False
-
-    async def _stop_starting(self, starting: asyncio.Future[Any], exec_id: str, token: str) -> None:
-        """After a cancel during start-up: let the start finish, then kill what it started.
-
-        Docker may create the process a moment after the start call returns, and a process being
-        killed may have just forked: kill until the exec has ended and a scan finds nothing tagged.
-        """
-        try:
-            stream = await starting
-        except Exception:  # the start failed: nothing runs
-            return
-        stream.close()
-        api = self._client.api
-        for _ in range(200):  # ~10 s at most: the exec's own `timeout` ends it long before a leak matters
-            found = await self._kill_tagged(token)
-            info = await _call("Inspecting a sandbox command", api.exec_inspect, exec_id)
-            if info.get("ExitCode") is not None and not info.get("Running") and not found:
-                return
-            await asyncio.sleep(0.05)
-
-    async def _kill_tagged(self, token: str) -> bool:
-        """SIGKILL every process whose environment carries token (the container stays usable).
-
-        True when one was found.
-        """
-        # Builtins only: in a sandbox at its pid limit nothing can fork.
-        script = (
-            'f=0; for round in 1 2 3; do for d in /proc/[0-9]*; do '
-            'while IFS= read -r -d "" var; do [ "$var" = "AGENTBENCH_EXEC=$1" ] && kill -KILL "${d#/proc/}" && f=1; '
-            'done < "$d/environ"; done 2>/dev/null; done; exit $f'
-        )
-        api = self._client.api
-        exec_id = (await _call("Killing a runaway sandbox command", api.exec_create, self._container.id,
-                               ["bash", "-c", script, "kill", token], user=f"{UID}:{UID}"))["Id"]
-        await _call("Killing a runaway sandbox command", api.exec_start, exec_id)
-        info = await _call("Killing a runaway sandbox command", api.exec_inspect, exec_id)
-        return info.get("ExitCode") == 1
+        return await run_command(self._client.api, self._container.id, argv, timeout_s=timeout_s, cap=cap, env=ENV)
 
     # ---- files ----------------------------------------------------------------------------
 
-    async def _resolve(self, path: str, action: str) -> _Raw:
+    async def _resolve(self, path: str, action: str) -> Raw:
         target = workspace_path(path)
         raw = await self._exec_raw(["sh", "-c", _RESOLVE, "resolve", target, action],
                                    timeout_s=INTERNAL_TIMEOUT_S, cap=READ_CAP)
@@ -347,7 +197,7 @@ class DockerSandbox(Sandbox):
     async def _untar(self, folder: str, archive: bytes, what: str) -> None:
         """Extract a tar inside the container as the sandbox user (the archive API cannot write to tmpfs)."""
         self._check_open()
-        code, _out, err = await _call(what, exec_with_stdin, self._client.api, self._container.id,
+        code, _out, err = await call(what, exec_with_stdin, self._client.api, self._container.id,
                                       ["tar", "-x", "--no-same-owner", "--no-overwrite-dir", "-C", folder, "-f", "-"],
                                       archive, timeout_s=INTERNAL_TIMEOUT_S, env=ENV)
         text = err.decode(errors="replace").strip()
@@ -380,8 +230,8 @@ class DockerSandbox(Sandbox):
                 with tarfile.open(fileobj=spool, mode="r|") as tar:
                     # Plain files and folders only: no link, device or FIFO reaches the host; capped.
                     report = extract_tar(tar, dest, limits=FILE_LIMITS, what="the workspace")
-        except _sdk_errors() as exc:
-            raise _map_error(exc, "Copying the workspace out") from exc
+        except sdk_errors() as exc:
+            raise map_error(exc, "Copying the workspace out") from exc
         except (tarfile.TarError, AgentbenchError) as exc:
             structlog.get_logger().warning("sandbox.copy_out_failed", error=str(exc))
             raise SandboxError(f"Copying the workspace out failed: {exc}") from exc
@@ -421,5 +271,5 @@ class DockerSandbox(Sandbox):
             await asyncio.to_thread(self._container.remove, force=True, v=True)
         except docker.errors.NotFound:
             pass
-        except _sdk_errors() as exc:
-            raise _map_error(exc, f"Removing sandbox container {self._container.short_id}") from exc
+        except sdk_errors() as exc:
+            raise map_error(exc, f"Removing sandbox container {self._container.short_id}") from exc

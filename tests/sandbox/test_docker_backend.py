@@ -12,6 +12,7 @@ import pytest
 
 from agentbench.errors import DockerUnavailable, ImageMissing, SandboxError
 from agentbench.sandbox import DockerSandbox, SandboxLimits, connect_docker, sweep_containers
+from agentbench.sandbox._docker_exec import kill_tagged
 from agentbench.sandbox._users import KEEPER_UID
 from tests.helpers.waiting import HANG_S
 
@@ -79,7 +80,7 @@ async def test_guard_kills_every_process_of_a_command_even_outside_its_group(san
     before = await sandbox.exec("cat /proc/[0-9]*/cmdline | tr '\\0' ' '")
     assert "sleep 300" in before.stdout and "sleep 301" in before.stdout
     started = time.monotonic()
-    await sandbox._kill_tagged("tok123")
+    await kill_tagged(sandbox._client.api, sandbox.container_id, "tok123")
     assert time.monotonic() - started < 60  # it did not wait for them (300 s)
     after = await sandbox.exec("cat /proc/[0-9]*/cmdline | tr '\\0' ' '")
     assert "sleep 300" not in after.stdout and "sleep 301" not in after.stdout
