@@ -131,7 +131,7 @@ def check_cmd(
 
     from ._files_copy import staged_artefact
     from ._summary import print_checks
-    from .checks._checker import close_shared_checker, shared_checker
+    from .checks._checker_pool import close_shared_checker, shared_checker
     from .checks._run import batch_limit, check_batch, run_checks
     from .tasks import load_task
 

@@ -255,7 +255,7 @@ def run(tasks: list[str], repeats: int, warm: int, batch_n: int, batch_tasks: li
         json_out: Path | None, before: Path | None = None) -> dict[str, Any]:
     """Measure (see the module docstring); ``before``: another checkout measured the same way by CLI."""
     sys.path.insert(0, str(ROOT))
-    from agentbench.checks._checker import close_shared_checker
+    from agentbench.checks._checker_pool import close_shared_checker
 
     print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.1f}", flush=True)
     rows: dict[str, dict[str, Any]] = {}

@@ -189,7 +189,7 @@ async def test_checks_sandbox_goes_to_the_cells_engine(tmp_path: Path, second_en
 @pytest.mark.docker
 async def test_browser_checks_run_in_a_checker_on_the_cells_engine(tmp_path: Path, second_engine,
                                                                   checker_image) -> None:
-    from agentbench.checks._checker import close_shared_checker
+    from agentbench.checks._checker_pool import close_shared_checker
     from agentbench.checks._run import browser_checks
     from agentbench.runner import RunOptions as Options
     from agentbench.runner import _check_images

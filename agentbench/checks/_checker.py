@@ -33,7 +33,7 @@ import stat
 import threading
 import time
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
@@ -41,17 +41,12 @@ from .. import _files
 from ..errors import CheckError
 from ._model import CheckResult
 
-if TYPE_CHECKING:
-    from ._checker_pool import CheckerPool
-
 __all__ = [
     "CheckerContainer",
     "CheckerCrashed",
-    "close_shared_checker",
     "host_browser_opted_in",
     "host_chromium",
     "read_artefact_files",
-    "shared_checker",
 ]
 
 log = structlog.get_logger()
@@ -425,38 +420,3 @@ def _write_evidence(evidence_dir: Path, items: list[list[str]]) -> None:
         tmp = target.with_name(f".{target.name}.tmp")
         tmp.write_bytes(base64.b64decode(data))
         os.replace(tmp, target)
-
-
-_shared: dict[str, CheckerPool] = {}
-_shared_lock = threading.Lock()
-
-
-def shared_checker() -> CheckerPool:
-    """The process's warm checkers on the bound engine (created on first use, removed at exit).
-
-    Inside a cell placed on one of a run's engines (``bind_engine``) the checkers run on that
-    engine, one pool per engine; elsewhere on the environment's engine. A pool starts one
-    container, and more (up to its size) only while artefacts wait for one (``_checker_pool``).
-    """
-    from ..sandbox._binding import bound_engine
-    from ._checker_pool import CheckerPool
-
-    engine = bound_engine()
-    key = engine.name if engine is not None else ""
-    with _shared_lock:
-        if not _shared:
-            import atexit
-
-            atexit.register(close_shared_checker)
-        if key not in _shared:
-            _shared[key] = CheckerPool(engine=engine)
-        return _shared[key]
-
-
-def close_shared_checker() -> None:
-    """Remove the process's checker containers (every pool's), if any were started."""
-    with _shared_lock:
-        checkers = list(_shared.values())
-        _shared.clear()
-    for checker in checkers:
-        checker._close_sync()

@@ -27,7 +27,7 @@ from ..errors import CheckError
 from ._checker import CheckerContainer
 from ._model import CheckResult
 
-__all__ = ["CheckerPool", "pool_size"]
+__all__ = ["CheckerPool", "close_shared_checker", "pool_size", "shared_checker"]
 
 
 def _bytes(size: str) -> int:
@@ -172,3 +172,37 @@ class CheckerPool:
             self._release(checker)
         else:
             future.set_result(checker)
+
+
+_shared: dict[str, CheckerPool] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_checker() -> CheckerPool:
+    """The process's warm checkers on the bound engine (created on first use, removed at exit).
+
+    Inside a cell placed on one of a run's engines (``bind_engine``) the checkers run on that
+    engine, one pool per engine; elsewhere on the environment's engine. A pool starts one
+    container, and more (up to its size) only while artefacts wait for one (``_checker_pool``).
+    """
+    from ..sandbox._binding import bound_engine
+
+    engine = bound_engine()
+    key = engine.name if engine is not None else ""
+    with _shared_lock:
+        if not _shared:
+            import atexit
+
+            atexit.register(close_shared_checker)
+        if key not in _shared:
+            _shared[key] = CheckerPool(engine=engine)
+        return _shared[key]
+
+
+def close_shared_checker() -> None:
+    """Remove the process's checker containers (every pool's), if any were started."""
+    with _shared_lock:
+        checkers = list(_shared.values())
+        _shared.clear()
+    for checker in checkers:
+        checker._close_sync()

@@ -13,7 +13,8 @@ import structlog
 
 from ..errors import AgentbenchError
 from ..tasks import Task
-from ._checker import CheckerCrashed, host_browser_opted_in, host_chromium, shared_checker
+from ._checker import CheckerCrashed, host_browser_opted_in, host_chromium
+from ._checker_pool import shared_checker
 from ._checklist import ChecklistResult, checklist_path, evaluate_checklist, load_checklist
 from ._model import CheckResult
 from ._tasks import probe_module
