@@ -196,7 +196,10 @@ def _descends_from(pid: int, ancestor: int) -> bool:
 
 
 def _run_watching(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 600):
-    """Run the CLI; meanwhile sample chromium processes: (proc, on the host under it, in a container)."""
+    """Run the CLI; meanwhile sample chromium processes.
+
+    Returns (exit code, stdout, stderr, Chromium pids on the host under it, in a container, the CLI's pid).
+    """
     proc = subprocess.Popen([sys.executable, "-m", "agentbench.cli", *args], cwd=cwd, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "AGENTBENCH_ROOT": str(ROOT), "PYTHONPATH": str(ROOT), **(env or {})})
@@ -226,28 +229,31 @@ def _run_watching(args: list[str], cwd: Path, env: dict[str, str] | None = None,
         done.set()
         watcher.join()
     assert not broke, f"the process scan broke: {broke[0]!r}"
-    return proc.returncode, out, err, on_host, contained
+    return proc.returncode, out, err, on_host, contained, proc.pid
 
 
 @pytest.mark.docker
 def test_agentbench_check_runs_no_chromium_on_the_host(tmp_path: Path, docker_client, checker_image) -> None:
     began = time.time()
-    rc, out, err, on_host, contained = _run_watching(
+    rc, out, err, on_host, contained, pid = _run_watching(
         ["check", "--task", "flappy", str(DEMO / "careful" / "flappy"), str(DEMO / "rushed" / "flappy"), "--json"],
         tmp_path)
     assert rc == 1, err  # the rushed one fails refresh-rate
     assert on_host == set() and contained, (on_host, contained)
     assert '"path"' in out and "ON THIS HOST" not in err
-    # Its one checker container is gone when the CLI is.
-    left = docker_client.containers.list(all=True, filters={"label": "agentbench.kind=checker"})
-    assert [c for c in left if float(c.labels.get("agentbench.created", "0")) >= began] == []
+    # Its checker containers are gone when the CLI is (this CLI's: another agentbench process on the
+    # same engine may have its own running meanwhile).
+    # The engine's list as it is (no inspect of each: a neighbour's container may be mid-removal).
+    left = docker_client.api.containers(all=True, filters={"label": "agentbench.kind=checker"})
+    assert [c["Id"] for c in left if float((c["Labels"] or {}).get("agentbench.created", "0")) >= began
+            and (c["Labels"] or {}).get(PID) == str(pid)] == []
 
 
 @pytest.mark.docker
 @pytest.mark.browser
 def test_host_browser_is_an_explicit_warned_opt_in(tmp_path: Path, docker_client, chromium_path) -> None:
     """The positive control of the scan above: with --host-browser, Chromium does run under the CLI."""
-    rc, out, err, on_host, _ = _run_watching(
+    rc, out, err, on_host, _, _ = _run_watching(
         ["check", "--task", "flappy", "--host-browser", str(DEMO / "careful" / "flappy")], tmp_path,
         env={"AGENTBENCH_CHROMIUM": chromium_path})
     assert rc == 0, err
@@ -258,7 +264,7 @@ def test_host_browser_is_an_explicit_warned_opt_in(tmp_path: Path, docker_client
 @pytest.mark.slow
 def test_agentbench_run_checks_in_the_container_not_on_the_host(tmp_path: Path, docker_client,
                                                                 checker_image) -> None:
-    rc, out, err, on_host, contained = _run_watching(["run", "--model", "demo", "--task", "flappy"], tmp_path)
+    rc, out, err, on_host, contained, _ = _run_watching(["run", "--model", "demo", "--task", "flappy"], tmp_path)
     assert rc == 0, err + out
     assert on_host == set() and contained, (on_host, contained)
     (result,) = (tmp_path / "artefacts").rglob("result.json")
