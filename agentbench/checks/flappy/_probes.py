@@ -274,6 +274,24 @@ async def _play_ready(ctx: ProbeContext, start: Start, flap: Run, flap_name: str
     return over, again
 
 
+def _unless_cut(runs: list[Run], t0: float, results: list[CheckResult]) -> list[CheckResult]:
+    """``results``, unless a run they rest on was cut by the harness's time limit: then could not tell.
+
+    A step that outlasts the limit (``PageSession.run_limited``) ends its run: on a busy machine a
+    good page's load or frames can take that long. The run then stops where it was cut, and what
+    it did not show (a flap's lift, the game's end) would read as the game's doing: a flap run cut
+    at its load "made no visible difference", a base run cut in play "never ended". flap-input,
+    game-over and restart compare the runs, so they say ``error`` (score reads drawn text: kept).
+    """
+    cut = next((r for r in runs if r.session.hung), None)
+    if cut is None:
+        return results
+    why = (f"could not tell: a run of the game was cut at {max(0.0, cut.now - t0):.1f} s after the start "
+           f"({cut.session.broken}), on a busy machine or by a hung page, so the runs cannot be compared")
+    return [CheckResult(id=r.id, status="error", detail=why, evidence=r.evidence, duration_s=r.duration_s)
+            if r.id in ("flap-input", "game-over", "restart") else r for r in results]
+
+
 async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
     """flap-input, game-over, restart and score for a Flappy Bird artefact.
 
@@ -342,7 +360,7 @@ async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
                 over_result = CheckResult(id="game-over", status="skip", detail=why)
             rest = [CheckResult(id="restart", status="skip", detail="no game over to restart from"),
                     CheckResult(id="score", status="skip", detail="the game does not run: no score to watch")]
-            return [flap_result, over_result, *rest]
+            return _unless_cut(runs, t0, [flap_result, over_result, *rest])
         over_result = _game_over(start, base, over, flap, status == "pass", ready, top)
         if "inside_top_pipe_at_s" in over_result.data and top is not None and top.passed_at is not None:
             ev = _strip(ctx, "game-over.png", flap, top.passed_at - 2.0, top.passed_at,
@@ -357,7 +375,7 @@ async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
         again.duration_s = time.monotonic() - started
         score = score_check(texts)
         score.duration_s = time.monotonic() - started
-        return [flap_result, over_result, again, score]
+        return _unless_cut(runs, t0, [flap_result, over_result, again, score])
     finally:
         await close_all(*runs)
         await release_start(start)

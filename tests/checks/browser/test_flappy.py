@@ -179,3 +179,53 @@ async def test_flying_through_the_top_pipe_is_said_as_seen(runs: GameRuns) -> No
 async def test_score_counting_time_is_named(runs: GameRuns) -> None:
     score = (await runs.probes("score_counts_time.html"))["score"]
     assert "counts time" in score.detail, explain(score)
+
+
+@pytest.mark.parametrize("cut", ["flap run at its load", "base run in play"])
+async def test_a_run_cut_by_the_time_limit_is_no_evidence(runs: GameRuns, cut: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a busy machine a step can outlast the harness's time limit (5 s), which ends that run where
+    # it was. The corpus game canvas-raf-hold-space-particles-reload-retry flipped so under load:
+    # its flap run cut at load "made no visible difference" (flap-input fail) and game-over passed;
+    # its base run cut in play left the end to the flap run ("ready" state, game-over pass). The
+    # limit is made 0 s for the run named (the real limit path, outlasted by any step): could not tell.
+    from agentbench.checks.flappy import _probes
+
+    if cut == "flap run at its load":
+        flapping = []
+        open_session = BrowserHarness.open
+
+        async def open_cut(self, *args, **kwargs):
+            if flapping:
+                kwargs["step_timeout_s"] = 0.0
+            return await open_session(self, *args, **kwargs)
+
+        flap_run = _probes._flap_run
+
+        async def flap_run_cut(*args, **kwargs):
+            flapping.append(1)
+            try:
+                return await flap_run(*args, **kwargs)
+            finally:
+                flapping.clear()
+
+        monkeypatch.setattr(BrowserHarness, "open", open_cut)
+        monkeypatch.setattr(_probes, "_flap_run", flap_run_cut)
+    else:
+        watch_over = _probes.watch_over
+        watched = []
+
+        async def watch_over_cut(run, t0, limit):
+            if not watched:
+                watched.append(1)
+                await run.to(t0 + 1.0)
+                run.session.step_timeout_s = 0.0
+                await run.advance(0.05)  # the step that outlasts the limit: the run ends here
+            return await watch_over(run, t0, limit)
+
+        monkeypatch.setattr(_probes, "watch_over", watch_over_cut)
+    fresh = GameRuns(runs.harness, "flappy", runs.root / cut.replace(" ", "-"))
+    results = await fresh.probes("hover_bob_pipe.html")
+    for check in ("flap-input", "game-over", "restart"):
+        assert results[check].status == "error", explain(results)
+        assert "could not tell" in results[check].detail and "did not finish within 0 s" in results[check].detail
