@@ -24,7 +24,7 @@ import structlog
 from playwright.async_api import Error as PlaywrightError
 
 from ...errors import CheckError
-from ._find import _act, dom, mouse_away, settle
+from ._find import _act, dom, mouse_away, point_of, settle
 from ._page import PageBroken
 
 if TYPE_CHECKING:
@@ -176,12 +176,19 @@ async def act(session: PageSession, control: Control | str, action: str, what: s
     target = control.target if isinstance(control, Control) else control
     what = what or (control.describe() if isinstance(control, Control) else target)
     loc = session.page.locator(target)
+    # In view and nothing animating: the mouse goes straight to the centre (Playwright's forced
+    # click would land there too, after a scroll that is not needed and reading the box again).
+    point = await point_of(session, target, force=True) if action in ("click", "dblclick", "hover") else None
+    mouse = session.page.mouse
     if action == "click":
-        await _act(session, loc.click(timeout=_CLICK_TIMEOUT_MS, force=True), f"click {what}")
+        await _act(session, mouse.click(*point) if point else loc.click(timeout=_CLICK_TIMEOUT_MS, force=True),
+                   f"click {what}")
     elif action == "dblclick":
-        await _act(session, loc.dblclick(timeout=_CLICK_TIMEOUT_MS, force=True), f"double-click {what}")
+        await _act(session, mouse.dblclick(*point) if point else loc.dblclick(timeout=_CLICK_TIMEOUT_MS, force=True),
+                   f"double-click {what}")
     elif action == "hover":
-        await _act(session, loc.hover(timeout=_CLICK_TIMEOUT_MS, force=True), f"hover over {what}")
+        await _act(session, mouse.move(*point) if point else loc.hover(timeout=_CLICK_TIMEOUT_MS, force=True),
+                   f"hover over {what}")
         return
     elif action.startswith("select:"):
         path = control.path if isinstance(control, Control) else control

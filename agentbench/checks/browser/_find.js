@@ -204,18 +204,51 @@ const AB = (() => {
   // Which of these elements a person can see now (a form hidden after Convert, until Reset).
   const shownNow = (arg) => arg.paths.map((p) => visible(byPath(p)));
 
-  // How long (ms of animation time) until the CSS animations and transitions now running end: the
-  // longest one left (infinite ones, like spinners, do not count); 0 when none runs.
-  const animating = () => {
-    let left = 0;
-    const all = [...document.getAnimations()];  // shadow trees' animations are not among them
+  // Every animation of the page, shadow trees' included (document.getAnimations() leaves them out).
+  function allAnimations() {
+    const all = [...document.getAnimations()];
     const stack = [document];
     while (stack.length) {
       for (const el of stack.pop().querySelectorAll("*")) {
         if (el.shadowRoot) { all.push(...el.shadowRoot.getAnimations()); stack.push(el.shadowRoot); }
       }
     }
-    for (const a of all) {
+    return all;
+  }
+
+  // Where the real mouse lands on a control without Playwright's actionability wait (issue 30: that
+  // wait costs two real rendering frames per click; on the virtual clock nothing moves between
+  // them): the centre of its one box, when the whole box is in the viewport (no scrolling), the
+  // control is enabled, nothing on the page is animating, and (unless `force`: "whatever lies on
+  // top") the control or a child of it is what the point hits. Null otherwise: the caller then
+  // clicks through Playwright, which waits, scrolls and reports as before.
+  function clickPoint(arg) {
+    const el = byPath(arg.path);
+    if (!visible(el)) return null;
+    if (el.matches(":disabled") || (el.closest && el.closest("[aria-disabled=true]"))) return null;
+    const rects = el.getClientRects();
+    if (rects.length !== 1) return null;
+    const r = rects[0], root = document.documentElement;
+    if (r.width < 1 || r.height < 1 || r.left < 0 || r.top < 0 ||
+        r.right > root.clientWidth || r.bottom > root.clientHeight) return null;
+    if (allAnimations().some((a) => a.playState === "running")) return null;
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (arg.force) return [x, y];
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    for (let e = hit; e; e = parentOf(e)) if (e === el) return [x, y];
+    return null;
+  }
+
+  // How long (ms of animation time) until the CSS animations and transitions now running end: the
+  // longest one left (infinite ones, like spinners, do not count); 0 when none runs.
+  const animating = () => {
+    let left = 0;
+    for (const a of allAnimations()) {
       if (a.playState !== "running" || !a.effect) continue;
       const end = a.effect.getComputedTiming().endTime;
       if (!Number.isFinite(end)) continue;
@@ -234,6 +267,6 @@ const AB = (() => {
     return frames;
   };
 
-  return { convControls, snapshot, contextOf, pageText, shownNow, animating, painted,
+  return { convControls, snapshot, contextOf, pageText, shownNow, animating, painted, clickPoint,
     _deep: { parentOf, tagOf, path, byPath } };  // shared with _explore.js
 })();

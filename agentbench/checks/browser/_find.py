@@ -35,6 +35,7 @@ __all__ = [
     "hover",
     "mouse_away",
     "page_exceptions",
+    "point_of",
     "press",
     "rendered",
     "run_check",
@@ -144,14 +145,43 @@ async def _act(session: PageSession, action: Awaitable[Any], what: str) -> None:
         raise CheckError(f"could not {what}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
 
 
+async def point_of(session: PageSession, path: str, *, force: bool = False) -> tuple[float, float] | None:
+    """Where the real mouse lands on the element at ``path`` (``_find.js`` ``clickPoint``: the centre
+    of its box, in view, enabled, nothing animating, and unless ``force`` the element is what the
+    point hits), read without moving the clock; None where Playwright must wait or scroll first.
+
+    Playwright's own click waits for the box to hold still over two real rendering frames (about
+    30 ms a click, issue 30); on the virtual clock nothing moves between frames, so where nothing
+    animates and the box is in view that wait can only say what this read says.
+    """
+    if not path.startswith(":root"):
+        return None
+    try:
+        out = await session.read(_LIBRARY, _SOURCE, "call", {"fn": "clickPoint", "arg": {"path": path, "force": force}})
+    except PageBroken:
+        raise
+    except Exception:  # a document going away: Playwright's click waits for the next one
+        return None
+    point = out.get("r")
+    return (float(point[0]), float(point[1])) if point else None
+
+
 async def click(session: PageSession, path: str, what: str) -> None:
     """Click an element with the real mouse at its centre (scrolled into view first)."""
-    await _act(session, session.page.locator(path).click(timeout=_ACTION_TIMEOUT_MS), f"click {what}")
+    point = await point_of(session, path)
+    if point is not None:
+        await _act(session, session.page.mouse.click(*point), f"click {what}")
+    else:
+        await _act(session, session.page.locator(path).click(timeout=_ACTION_TIMEOUT_MS), f"click {what}")
 
 
 async def hover(session: PageSession, path: str, what: str) -> None:
     """Move the real mouse over an element (reveals controls shown on hover)."""
-    await _act(session, session.page.locator(path).hover(timeout=_ACTION_TIMEOUT_MS), f"hover over {what}")
+    point = await point_of(session, path)
+    if point is not None:
+        await _act(session, session.page.mouse.move(*point), f"hover over {what}")
+    else:
+        await _act(session, session.page.locator(path).hover(timeout=_ACTION_TIMEOUT_MS), f"hover over {what}")
 
 
 async def mouse_away(session: PageSession) -> None:
