@@ -7,7 +7,8 @@ only when a person acts is played as a person plays it (``find_spawn``): nothing
 so a person clicks on the arena (a few times), clicks a Start button first if there is one, or
 presses and holds; each try is kept only if bodies move where the run without it had none.
 The balls are watched as long as a person would: at least ``WATCH`` virtual s (slow sinking
-shows), less once every ball is at rest.
+shows), less once every ball is at rest. A run cut by the harness's time limit on a busy machine
+(``_cut``) is no evidence: the checks resting on it say ``error``; a page that hangs there fails.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import time
 
 from .._model import CheckResult, Evidence
 from ..browser._imaging import encode_png, filmstrip
+from ..browser._page import PageBroken
 from ..browser._perception import HEIGHT_SHARE, SEEN_PX, higher
 from ..browser._play import Run, Step, close_all, moving
 from ..browser._registry import LoadRun, ProbeContext
 from ._bodies import Track, balls, follow
+from ._cut import cut_by_limit
 from ._tracks import Contacts, at_rest, out_of_bounds, rebounds
 
 __all__ = ["CHECK_IDS", "LOAD_RUN", "Spawn", "ball_probes", "find_spawn", "shared_spawn"]
@@ -47,10 +50,15 @@ SPAWN_TRIES: list[tuple[str, list[Step]]] = [
 
 
 class Spawn:
-    """How balls came to move: ``name`` None when they move with no input; ``steps`` replay it."""
+    """How balls came to move: ``name`` None when they move with no input; ``steps`` replay it.
 
-    def __init__(self, name: str | None, steps: list[Step], run: Run, log: list, tried: list[str]) -> None:
-        self.name, self.steps, self.run, self.log, self.tried = name, steps, run, log, tried
+    ``cut``: why it could not be told (a run of the search was cut by the harness's time limit
+    on a busy machine, see ``_cut``); ``run`` is then that run, closed.
+    """
+
+    def __init__(self, name: str | None, steps: list[Step], run: Run, log: list, tried: list[str],
+                 cut: str | None = None) -> None:
+        self.name, self.steps, self.run, self.log, self.tried, self.cut = name, steps, run, log, tried, cut
         self.claimed = False
 
     @property
@@ -74,30 +82,54 @@ def _size(log: list) -> tuple[int, int] | None:
 
 
 async def _try(ctx: ProbeContext, steps: list[Step], *, loaded: Run | None = None) -> tuple[Run, list]:
-    """A run from load with ``steps``, its balls logged; ``loaded``: the load check's run to go on with."""
+    """A run from load with ``steps``, its balls logged; ``loaded``: the load check's run to go on with.
+
+    A run cut by the time limit comes back as it is (``session.hung``: see ``_cut``); one the page
+    broke otherwise (crashed, left) raises PageBroken.
+    """
     run = loaded or await Run.open(ctx, every=CAP)
     log: list = []
     try:
-        if loaded is None:
+        if loaded is None and not run.session.hung:
             await run.session.track_bodies(EVERY)
         await run.play(steps, TRY_S)
-        await _bodies(run, log)
+        if not run.session.hung:
+            await _bodies(run, log)
+    except PageBroken:
+        if not run.session.hung:
+            await run.close()
+            raise
     except BaseException:
         await run.close()
         raise
     return run, log
 
 
+async def _cut(ctx: ProbeContext, run: Run, steps: list[Step], what: str, tried: list[str]) -> Spawn | None:
+    """The search's answer when its run was cut by the time limit: could not tell, or (the page hangs) broken."""
+    if not run.session.hung:
+        return None
+    await run.close()
+    why = await cut_by_limit(ctx, run.session, steps, what, track=EVERY)
+    if why is None:
+        raise PageBroken(run.broken or "hung")  # the page hangs there: the verdict it always got
+    return Spawn(None, [], run, [], tried, cut=why)
+
+
 async def find_spawn(ctx: ProbeContext) -> Spawn:
     """The balls as they come: on their own, else after what a person tries (see the module doc)."""
     loaded = await ctx.take_load_run()  # played as LOAD_RUN says: the same frames as a fresh try
     run, log = await _try(ctx, [], loaded=loaded if isinstance(loaded, Run) else None)
+    if cut := await _cut(ctx, run, [], "the run with no input", []):
+        return cut
     if _moves(log) or (not any(b for _, b, _ in log) and moving(run, 0.5, TRY_S) >= 2):
         return Spawn(None, [], run, log, [])
     await run.close()
     tried: list[str] = []
     for name, steps in SPAWN_TRIES:
         run, log = await _try(ctx, steps)
+        if cut := await _cut(ctx, run, steps, f"the try of {name}", [*tried, name]):
+            return cut
         if not all(ok for _, _, ok in run.inputs):
             await run.close()
             continue  # no such control
@@ -106,6 +138,8 @@ async def find_spawn(ctx: ProbeContext) -> Spawn:
             return Spawn(name, steps, run, log, tried)
         await run.close()
     run, log = await _try(ctx, [])
+    if cut := await _cut(ctx, run, [], "the run with no input", tried):
+        return cut
     return Spawn(None, [], run, log, tried)
 
 
@@ -116,9 +150,14 @@ async def shared_spawn(ctx: ProbeContext) -> Spawn | None:
 
 
 async def watch(run: Run, log: list, t0: float) -> None:
-    """Play on to ``WATCH`` virtual s after ``t0``; stop once every body has been still ``REST_S``."""
+    """Play on to ``WATCH`` virtual s after ``t0``; stop once every body has been still ``REST_S``.
+
+    Stops where the run is cut by the time limit (``session.hung``); a page broken otherwise raises.
+    """
     while run.now < t0 + WATCH - 1e-9 and not run.broken:
         await run.advance(min(CHUNK, t0 + WATCH - run.now))
+        if run.session.hung:
+            return
         await _bodies(run, log)
         had = any(b for _, b, _ in log)
         if run.now > t0 + REST_S + 1 and had and at_rest([(t, b) for t, b, _ in log], (run.now - REST_S) * 1000):
@@ -198,8 +237,8 @@ async def _woken_by(ctx: ProbeContext) -> str | None:
         spawn = await asyncio.wait_for(asyncio.shield(shared_spawn(ctx)), WOKEN_WAIT_S)
     except TimeoutError:
         return None
-    if spawn is None:
-        return None
+    if spawn is None or spawn.cut:
+        return None  # broke, or could not tell (a run cut by the time limit): nothing seen coming to life
     if spawn.name is None:
         return f"a wait of {TRY_S:g} s" if not spawn.tried else None  # moved with no input at all
     return spawn.name
@@ -216,16 +255,24 @@ async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
     spawn = await shared_spawn(ctx)
     if spawn is None:
         return [CheckResult(id=c, status="fail", detail="the page broke while it was played") for c in ids]
+    if spawn.cut:
+        why = spawn.cut + (f" (tried: {', '.join(spawn.tried)})" if spawn.tried else "")
+        return [CheckResult(id=c, status="error", detail=why, duration_s=time.monotonic() - started) for c in ids]
     run, log = spawn.run, list(spawn.log)
+    how = f" (after {spawn.name})" if spawn.name else ""
     try:
         await watch(run, log, spawn.t0)
         frames_moving = moving(run, spawn.t0, min(run.now, spawn.t0 + 5))
         colours = (await run.session.bodies())[1] if not run.broken else []
     finally:
         await close_all(run)
+    if run.session.hung:
+        why = await cut_by_limit(ctx, run.session, spawn.steps, f"the watch of the balls{how}", track=EVERY)
+        status = "error" if why else "fail"
+        why = why or f"the page broke: {run.broken}"  # it hangs there: the verdict it always got
+        return [CheckResult(id=c, status=status, detail=why, duration_s=time.monotonic() - started) for c in ids]
     if run.broken and len(log) < 10:
         return [CheckResult(id=c, status="fail", detail=f"the page broke: {run.broken}") for c in ids]
-    how = f" (after {spawn.name})" if spawn.name else ""
     ev = _evidence(ctx, run)
     evidence = [ev] if ev else []
     size = _size(log)

@@ -10,6 +10,10 @@ numbers at each rate, random colours per frame), the check compares what a perso
 the balls move. Both rates play the same input with the bodies logged; the balls' mean speed in
 px per virtual second is about the same when motion follows time, and about 4x at 240 Hz when it
 follows frames.
+
+A run cut by the harness's time limit on a busy machine (``_cut``: a pixel run in play, a speed
+run) makes the check ``error``, as does a spawn search that was cut: what it did not show is no
+evidence. A page that hangs there keeps the verdict it always got.
 """
 
 from __future__ import annotations
@@ -18,12 +22,13 @@ import asyncio
 import statistics
 
 from .._model import CheckResult, Evidence
-from ..browser._page import PageSession
+from ..browser._page import PageBroken, PageSession
 from ..browser._perception import OTHER_SPEED, SAME_SPEED, speed_verdict
-from ..browser._play import Run
+from ..browser._play import Run, Step
 from ..browser._refresh import OBSERVE_KEY, T240, InputStep, Observe, Rerun
 from ..browser._registry import ProbeContext
 from ._bodies import balls, follow
+from ._cut import cut_by_limit
 from ._probes import EVERY, Spawn, shared_spawn
 from ._tracks import flight_speeds, speeds
 
@@ -33,12 +38,15 @@ PASS_RATIO = SAME_SPEED
 FAIL_RATIO = OTHER_SPEED
 SPAN = 2.0  # virtual s of motion compared, from the end of the input
 BODIES_KEY = "ball-refresh-bodies"  # ctx.shared: fps -> the bodies logged in that pixel run
+SESSIONS_KEY = "ball-refresh-sessions"  # ctx.shared: the pixel runs' sessions (to see one cut by the limit)
 
 
 def _observer(ctx: ProbeContext) -> Observe:
     logs: dict[int, list] = ctx.shared.setdefault(BODIES_KEY, {})  # type: ignore[assignment]
+    sessions: list[PageSession] = ctx.shared.setdefault(SESSIONS_KEY, [])  # type: ignore[assignment]
 
     async def start(session: PageSession) -> None:
+        sessions.append(session)
         await session.track_bodies(EVERY)  # as many frames apart at both rates
 
     async def finish(session: PageSession, fps: int) -> None:
@@ -55,25 +63,51 @@ async def ball_script(ctx: ProbeContext) -> tuple[list[InputStep], str] | None:
     return [InputStep(s.t, s.action) for s in spawn.steps], f"(after {spawn.name})"
 
 
+class Cut(Exception):
+    """A run the check rests on was cut by the harness's time limit on a busy machine: could not tell."""
+
+
 async def _speed(ctx: ProbeContext, fps: int, spawn: Spawn) -> float | None:
+    """The balls' median speed at ``fps`` (None when not measured); raises Cut when its run was cut."""
     run = await Run.open(ctx, fps=fps, every=1.0)
+    log = None
     try:
-        await run.session.track_bodies(EVERY)  # as many frames apart at both rates: tracks hold at 4x speed
+        if not run.session.hung:
+            await run.session.track_bodies(EVERY)  # as many frames apart at both rates: tracks hold at 4x speed
         await run.play(spawn.steps, spawn.t0 + SPAN)
-        if run.broken:
-            return None
-        log, _ = await run.session.bodies()
+        if not run.broken:
+            log, _ = await run.session.bodies()
+    except PageBroken:
+        if not run.session.hung:
+            raise
     finally:
         await run.close()
+    if log is None:
+        why = await cut_by_limit(ctx, run.session, spawn.steps, f"the {fps} Hz run measuring the balls' speed",
+                                 fps=fps, track=EVERY)
+        if why:
+            raise Cut(why)
+        return None  # the page broke (or hangs there): no speed, as it always was
     size = next((s for _, _, s in reversed(log) if s), None) or (800, 600)
     got = speeds(balls(follow([(t, b) for t, b, _ in log], size)), spawn.t0 * 1000 - 100, (spawn.t0 + SPAN) * 1000)
     return statistics.median(got) if got else None
 
 
 async def speed_ratio(ctx: ProbeContext, spawn: Spawn) -> tuple[float | None, float | None]:
-    """The balls' median speed (px per virtual s) at 60 and at 240 Hz."""
+    """The balls' median speed (px per virtual s) at 60 and at 240 Hz; raises Cut (see ``_speed``)."""
     v60, v240 = await asyncio.gather(_speed(ctx, 60, spawn), _speed(ctx, 240, spawn))
     return v60, v240
+
+
+async def _pixel_cut(ctx: ProbeContext, steps: list[InputStep]) -> str | None:
+    """Why the pixel runs are no evidence, if one was cut by the time limit in play (see ``_cut``)."""
+    sessions: list[PageSession] = ctx.shared.get(SESSIONS_KEY) or []  # type: ignore[assignment]
+    for session in [s for s in sessions if s.hung]:
+        why = await cut_by_limit(ctx, session, [Step(s.t, s.action) for s in steps],
+                                 f"the {session.fps} Hz run of refresh-rate", fps=session.fps, track=EVERY)
+        if why:
+            return why
+    return None
 
 
 def _counts(log: list) -> list[int]:
@@ -151,11 +185,17 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
     tell (``_by_flight``).
     """
     spawn = await shared_spawn(ctx)
+    why = (spawn.cut if spawn is not None else None) or await _pixel_cut(ctx, steps)
+    if why:
+        return CheckResult(id=result.id, status="error", detail=why, evidence=result.evidence, data=result.data)
     if spawn is not None and spawn.name is None:
         result = _by_flight(ctx, result)
     if spawn is None or (result.status in ("pass", "fail", "skip") and spawn.name is None):
         return result
-    v60, v240 = await speed_ratio(ctx, spawn)
+    try:
+        v60, v240 = await speed_ratio(ctx, spawn)
+    except Cut as cut:
+        return CheckResult(id=result.id, status="error", detail=str(cut), evidence=result.evidence, data=result.data)
     data = {**result.data, "speed_60hz": v60, "speed_240hz": v240}
     if (not v60 or not v240) and result.status in ("pass", "fail", "skip"):
         return result
