@@ -1,6 +1,7 @@
 // A dedicated worker's clock: runs in the worker before its own script, on the page's virtual time.
-// _clock_workers.js starts the worker with it and its config {bc, id, rel0, date0, seed, marker, loc, src},
-// then the worker's own script (imported, or after it on its first line for a module).
+// _clock_workers.js starts the worker with it and its config {bc, id, rel0, date0, seed, marker, loc, src,
+// key} (a script file's, _workers.serve_worker, adds cu and imp: the URLs of our imports), then the
+// worker's own script (imported, or after it on its first line for a module).
 //
 // The worker's time is the page's: performance.now starts at 0 when the page made the worker and
 // runs with the page's time (rel - rel0); Date reads the page's Date. Time moves only when the
@@ -42,6 +43,27 @@
     if (call(N.wmHas, names, this)) return "function " + call(N.wmGet, names, this) + "() { [native code] }";
     return apply(N.fnToString, this, []);
   } }.toString, "toString"), false);
+
+  // The timeline: our nested workers' URLs read as the worker gave them; the worker's own timeline
+  // leaves out our imports (the clock's script, and the first import of its own script).
+  const ours = new Map(), PP = g.Performance && Performance.prototype;
+  const PN = { name: g.PerformanceEntry && getDesc(PerformanceEntry.prototype, "name").get,
+    byName: PP && PP.getEntriesByName, clear: PP && PP.clearResourceTimings };
+  let imported;
+  const hidden = typeof cfg.imp === "string" && PN.name && PN.byName ? (e) => {
+    const n = call(PN.name, e);
+    if (n === cfg.cu) return true;
+    if (n !== cfg.imp) return false;
+    if (imported === undefined) imported = call(PN.byName, g.performance, cfg.imp, "resource")[0];
+    return e === imported;
+  } : null;
+  if (PN.name) (__AB_PERF_JS__)(g, native, ours, hidden);
+  if (hidden && PN.clear) {
+    define(PP, "clearResourceTimings", { clearResourceTimings() {
+      if (imported === undefined) imported = call(PN.byName, g.performance, cfg.imp, "resource")[0] || null;
+      return apply(PN.clear, this, arguments);
+    } }.clearResourceTimings);
+  }
 
   const S = { now: 0, frameTime: 0, reads: 0, started: false, timers: [], byId: {}, next: 1, nest: 0,
     rafs: [], rafById: {}, nextRaf: 1 };
@@ -171,6 +193,9 @@
   const WL = typeof WorkerLocation === "function" ? WorkerLocation.prototype : null;
   if (WL && cfg.loc) {
     const loc = cfg.loc;
+    // A script file's worker: the page's fragment is on the URL it runs at (the browser never sends it).
+    const hash = typeof cfg.imp === "string" ? getDesc(WL, "hash") : null;
+    if (hash && hash.get) loc.href += call(hash.get, g.location);
     const getters = { get href() { return loc.href; }, get pathname() { return loc.pathname; },
       get search() { return loc.search; } };
     for (const name of ["href", "pathname", "search"]) {
@@ -218,7 +243,6 @@
       TypeError: g.TypeError, origin: g.location.origin, base: g.location.href,
     };
     const blobs = new M.Map(), made = [];
-    const channel = call(M.slice, cfg.bc, 0, cfg.bc.length - 3);
     let kids = 0;
     define(URL, "createObjectURL", { createObjectURL(obj) {
       const url = apply(M.createURL, this, arguments);
@@ -258,10 +282,11 @@
       let own = null;
       if (file !== null) {
         const cut = call(M.indexOf, file, "#"), bare = cut < 0 ? file : call(M.slice, file, 0, cut);
-        args[0] = bare + (call(M.indexOf, bare, "?") < 0 ? "?" : "&") + call(M.slice, channel, 12) + "=" +
+        args[0] = bare + (call(M.indexOf, bare, "?") < 0 ? "?" : "&") + cfg.key + "=" +
           id + "_" + rel0 + "_" + date0 + "_" + seed + (cut < 0 ? "" : call(M.slice, file, cut));
+        call(M.mapSet, ours, args[0], file);
       } else {
-        const wcfg = { bc: cfg.bc, id, rel0, date0, seed, marker: cfg.marker, src: cfg.src,
+        const wcfg = { bc: cfg.bc, id, rel0, date0, seed, marker: cfg.marker, src: cfg.src, key: cfg.key,
           loc: { href: scriptURL, pathname: call(M.slice, scriptURL, 5) } };
         const prefix = cfg.src + "(" + call(M.stringify, JSON, wcfg) + ");";
         const parts = opts && opts.type === "module" ? [prefix, blob]

@@ -59,6 +59,9 @@
     return dateBase;
   }
   const native = (fn, name) => { call(N.wmSet, clock.names, fn, name); return fn; };
+  // Our URLs of the page's script-file workers -> the URLs the page gave: the timeline reads the latter.
+  const ours = new N.Map();
+  (__AB_PERF_JS__)(window, native, ours, null);
   const define = (obj, name, value, like) => {
     native(value, name);
     defineProperty(value, "length", { value: like.length, configurable: true });
@@ -142,15 +145,16 @@
     const args = [];
     for (let i = 0; i < arguments.length; i++) args[i] = arguments[i];
     // A classic script of the artefact's own: the harness serves, at its URL with a query of ours,
-    // the clock and then an import of the script itself (see _workers.wrapper): its relative URLs
-    // resolve as before, and its location reads without our query.
+    // the clock and then an import of the script itself (see _workers.serve_worker): its relative URLs
+    // resolve as before, and its location and the timeline's entry read without our query.
     if (file !== null) {
       const cut = call(N.indexOf, file, "#"), bare = cut < 0 ? file : call(N.slice, file, 0, cut);
-      args[0] = bare + (call(N.indexOf, bare, "?") < 0 ? "?" : "&") + call(N.slice, cfg.channel, 12) + "=" +
+      args[0] = bare + (call(N.indexOf, bare, "?") < 0 ? "?" : "&") + cfg.wkey + "=" +
         id + "_" + rel0 + "_" + date0 + "_" + seed + (cut < 0 ? "" : call(N.slice, file, cut));
+      call(N.mapSet, ours, args[0], file);
       return started(id, construct(NWorker, args, new.target));
     }
-    const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker, src: workerJs,
+    const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker, src: workerJs, key: cfg.wkey,
       loc: { href: scriptURL, pathname: call(N.slice, scriptURL, 5) } };
     // A classic worker imports the page's Blob as a script of its own (its "use strict", its line
     // and column numbers stay; the page may revoke its URL at once, so under a URL of ours); a module

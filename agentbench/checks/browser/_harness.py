@@ -217,7 +217,7 @@ class BrowserHarness:
         slot = session.slot
         assert slot is not None
         cfg = {"fps": session.fps, "seed": session.seed, "epoch": session.epoch, "startAbs": session.now_ms,
-               "channel": session.channel, "confirm": session.confirm}
+               "channel": session.channel, "confirm": session.confirm, "wkey": _workers.worker_key(session.channel)}
         source = CLOCK_JS.replace("__AB_CONFIG__", json.dumps(cfg))
         try:
             # The new one first: a document the page makes meanwhile (a reload it started) must
@@ -301,11 +301,10 @@ class BrowserHarness:
                     await route.fulfill(status=200, body=b"<!doctype html><title>wipe</title>",
                                         content_type="text/html")
                     return
-                wrapped = _workers.wrapper(url, session.channel) if session is not None else None
-                if wrapped is not None:  # a worker script of the artefact's, on the page's clock
-                    found = is_plain_file(root, unquote(wrapped[1]).lstrip("/"))
-                    await route.fulfill(status=200 if found else 404, body=wrapped[0] if found else b"",
-                                        content_type="text/javascript")
+                worker = None if session is None else _workers.serve_worker(
+                    url, route.request.resource_type, session.channel, root, slot.budget)
+                if worker is not None:  # a worker script of the artefact's, on the page's clock
+                    await route.fulfill(status=worker[0], body=worker[1], content_type=worker[2])
                     return
                 status, body, ctype = serve_file(root, unquote(urlsplit(url).path), slot.budget)
                 await route.fulfill(status=status, body=body, content_type=ctype)

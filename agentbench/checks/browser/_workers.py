@@ -9,6 +9,15 @@ condition, until each has caught up and answered, so what the workers post reach
 the frame is captured: the same page gives the same frames on a busy machine. A page that makes
 no worker pays one event listener.
 
+A worker from a classic script file of the artefact's is asked for at its URL with a query of ours
+(named by :func:`worker_key`, its value what the page knew when it made the worker), answered by
+:func:`serve_worker`. Why a query: nothing else tells the harness's route that a request is a worker's
+script (measured in Chromium 156 under the harness's user agent override: the same resource type,
+headers and frame as a ``<script>``'s; the worker's target is announced after its script is
+fetched), and asking the page at every script request would cost the pages that make no worker.
+The page never reads the query: ``_clock_perf.js`` shows the timeline's entry for the request under
+the URL the page gave, by every reader, and the wrapper is padded to the script's size.
+
 Why not CDP: ``Target.setAutoAttach`` with ``waitForDebuggerOnStart`` holds a new worker only until
 *every* session attached with it resumes it, and Playwright's own page session resumes workers at
 once; a second (non-flat) session's script arrived after the worker's first statements had run.
@@ -16,11 +25,16 @@ once; a second (non-flat) session's script arrived after the worker's first stat
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import re
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
-__all__ = ["PAGE_JS", "VIEW_JS", "WORKER_JS", "wrapper"]
+from ._serve import ServeBudget, serve_file
+
+__all__ = ["PAGE_JS", "VIEW_JS", "WORKER_JS", "serve_worker", "worker_key"]
 
 _HERE = Path(__file__).parent
 
@@ -31,36 +45,75 @@ def _one_line(source: str) -> str:
     return " ".join(line for line in lines if line and not line.startswith("//"))
 
 
-WORKER_JS = _one_line((_HERE / "_clock_worker.js").read_text(encoding="utf-8"))
+def _read(name: str) -> str:
+    return (_HERE / name).read_text(encoding="utf-8")
+
+
+#: The timeline's readers as a person's browser shows them (_clock_perf.js), in the page and in workers.
+PERF_JS = _one_line(_read("_clock_perf.js"))
+WORKER_JS = _one_line(_read("_clock_worker.js").replace("__AB_PERF_JS__", PERF_JS))
 #: The page's side, joined after the clock (the clock's config, ``__AB_CONFIG__``, is its config too).
-PAGE_JS = "\n" + (_HERE / "_clock_workers.js").read_text(encoding="utf-8").replace(
-    "__AB_WORKER_JS__", json.dumps(WORKER_JS))
+PAGE_JS = "\n" + _read("_clock_workers.js").replace("__AB_WORKER_JS__", json.dumps(WORKER_JS)).replace(
+    "__AB_PERF_JS__", PERF_JS)
 #: The frame step's side, joined after the view (``__AB_VIEW_CONFIG__``).
-VIEW_JS = (_HERE / "_workers_view.js").read_text(encoding="utf-8")
+VIEW_JS = _read("_workers_view.js")
+CLOCK_TAG = "c"  # our query's value for the worker clock's own script
 
 
-def wrapper(url: str, channel: str) -> tuple[str, str] | None:
-    """A classic worker script of the artefact's own, asked for by ``_clock_workers.js`` (its URL with a
-    query named by the session's secret): the worker clock, then ``importScripts`` of the script at
-    its own URL, and that URL's path. None for any other request.
+def worker_key(channel: str) -> str:
+    """The name of our query (a worker script on the clock): one-way from the session's secret (an
+    HMAC), so nothing that shows it shows any part of the secret."""
+    return hmac.new(channel.encode(), b"agentbench worker query", hashlib.sha256).hexdigest()[:16]
 
-    The query carries what the page knew when it made the worker (its number, the page's time and
-    Date then, its seed); the secrets (the channel's names) are added here and never travel in a URL.
+
+def serve_worker(url: str, resource_type: str, channel: str, root: Path,
+                 budget: ServeBudget) -> tuple[int, bytes, str] | None:
+    """``(status, body, content type)`` for a URL with our query (``_clock_workers.js`` asks for a classic
+    worker script of the artefact's with it); None for any other URL.
+
+    - The worker's script itself (a ``script`` request): a wrapper that imports the worker clock (the
+      same URL with our query's value ``c``), starts it with what the page knew when it made the
+      worker (its number, the page's time and Date then, its seed; the query's value) and then imports
+      the script at its own URL, so its relative URLs, "use strict" and line numbers hold. The wrapper
+      is padded to the script's own size (when the script is larger): the entry the page's timeline
+      keeps for the request reads the script's sizes. Both name the script as their source (stacks).
+    - The worker clock (our query's value ``c``), with the secrets, which never travel in a URL.
+    - Anything else the worker asks for at its own URL (``fetch("")``): the file, as without the query.
+    A file that is not there, too large or over the session's budget answers as it would plainly.
     """
-    parts = urlsplit(url)
-    key = channel[12:]
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    ours = [v for k, v in pairs if k == key]
-    if not ours:
+    key = worker_key(channel)
+    # The page put our query last (before a fragment, which the browser never sends): cut it off as
+    # text, so the script's own URL is exactly what the page gave.
+    found = re.search(r"[?&]" + key + r"=([^&#]*)$", url.split("#", 1)[0])
+    if found is None:
         return None
+    original, value = url[:found.start()], found.group(1)
+    query = urlsplit(original).query
+    source = f"\n//# sourceURL={original}"
+    clock_url = f"{original}{'&' if '?' in original else '?'}{key}={CLOCK_TAG}"
+    if value == CLOCK_TAG:
+        secrets = {"bc": channel + ":bc", "marker": channel + ":started", "src": WORKER_JS}
+        clock = f"self[{json.dumps(_handoff(key))}]=(cfg)=>{WORKER_JS}(Object.assign(cfg,{json.dumps(secrets)}));"
+        return 200, (clock + source).encode(), "text/javascript"
+    status, body, ctype = serve_file(root, unquote(urlsplit(original).path), budget)
+    if status != 200 or resource_type != "script":
+        return status, body, ctype
     try:
-        id_, rel0, date0, seed = ours[0].split("_")
+        id_, rel0, date0, seed = value.split("_")
         # A worker the page made has a number; one a worker made, "parent.n" (see _clock_worker.js).
         cfg = {"id": int(id_) if id_.isdigit() else id_, "rel0": float(rel0), "date0": float(date0), "seed": int(seed)}
     except ValueError:
-        return None
-    query = urlencode([(k, v) for k, v in pairs if k != key])
-    original = urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
-    cfg |= {"bc": channel + ":bc", "marker": channel + ":started", "src": WORKER_JS,
+        return status, body, ctype
+    cfg |= {"key": key, "cu": clock_url, "imp": original,
             "loc": {"href": original, "search": f"?{query}" if query else ""}}
-    return f"{WORKER_JS}({json.dumps(cfg)});importScripts({json.dumps(original)});", parts.path
+    name = json.dumps(_handoff(key))
+    wrapped = (f"importScripts({json.dumps(clock_url)});"
+               f"(f=>{{delete self[{name}];f({json.dumps(cfg)})}})(self[{name}]);"
+               f"importScripts({json.dumps(original)});").encode()
+    pad = len(body) - len(wrapped) - len(source.encode())
+    return 200, wrapped + b" " * max(0, pad) + source.encode(), ctype
+
+
+def _handoff(key: str) -> str:
+    """The global the clock's script hands the clock to the wrapper under (deleted before page code runs)."""
+    return "__" + key

@@ -1,0 +1,112 @@
+"""A worker's script reads as a person's browser shows it (issue 28, tell 6): what the harness does to
+put a worker from a script file on the page's clock leaves no trace the page or the worker can read.
+
+fixtures/invisible/worker_perf.html makes a worker from a script file (with a query and a fragment of
+its own) that imports a library; the page and the worker record what
+their performance timelines say through every reader (by type, all, by name, toJSON, a buffered
+observer) and the worker a stack taken in a timer's callback. The same page is opened in the same
+Chromium without the harness: what the harness's page reads must be what that one reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import async_playwright
+
+from agentbench.checks.browser import BrowserHarness
+from agentbench.checks.browser._workers import worker_key
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+FIXTURES = Path(__file__).parent / "fixtures" / "invisible"
+ORIGIN = "http://localhost"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def harness(chromium_path: str):
+    async with BrowserHarness(chromium_path) as h:
+        yield h
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def under_test(harness: BrowserHarness) -> tuple[dict[str, Any], str]:
+    """What the page read under the harness, and the session's secret."""
+    s = await harness.open(FIXTURES, "worker_perf.html", fps=60)
+    try:
+        for _ in range(200):  # the workers answer in real tasks: frames until the page has it all (a condition)
+            if await s.eval("() => seen !== null"):
+                break
+            await s.advance(0.05)
+        return await s.eval("() => seen"), s.channel
+    finally:
+        await s.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def in_a_browser(chromium_path: str) -> dict[str, Any]:
+    """What the same page reads in the same Chromium with nothing of ours: served as is, no clock."""
+    async def serve(route: Any) -> None:
+        path = route.request.url.removeprefix(ORIGIN + "/").split("?")[0].split("#")[0]
+        file = FIXTURES / path
+        if path and "/" not in path and file.is_file():
+            ctype = "text/html" if path.endswith(".html") else "text/javascript"
+            await route.fulfill(status=200, body=file.read_bytes(), content_type=ctype)
+        else:
+            await route.fulfill(status=404, body=b"not found", content_type="text/plain")
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=chromium_path, headless=True)
+        try:
+            context = await browser.new_context()
+            await context.route("**/*", serve)
+            page = await context.new_page()
+            await page.goto(f"{ORIGIN}/worker_perf.html")
+            await page.wait_for_function("() => seen !== null", timeout=30_000)
+            return await page.evaluate("() => seen")
+        finally:
+            await browser.close()
+
+
+def _readings(seen: dict[str, Any]) -> dict[str, Any]:
+    """What must read the same as in a person's browser (the stack's own frames are tell 9's)."""
+    return {k: v for k, v in seen.items() if k != "worker"} | {
+        "worker": {k: v for k, v in seen["worker"].items() if k != "stack"}}
+
+
+async def test_the_worker_scripts_entries_read_as_in_a_browser(under_test: tuple[dict[str, Any], str],
+                                                                in_a_browser: dict[str, Any]) -> None:
+    """Names and counts of the resource entries, by every reader, in the page and in its worker."""
+    seen, _ = under_test
+    url = f"{ORIGIN}/worker_perf.js?v=3#top"
+    assert in_a_browser["byType"] == [[url, "other", "text/javascript", 200]], in_a_browser  # the browser's own
+    size = (FIXTURES / "worker_perf.js").stat().st_size
+    assert in_a_browser["sizes"] == [[size, size, size + 300]], in_a_browser
+    assert _readings(seen) == _readings(in_a_browser)
+
+
+async def test_nothing_a_page_or_worker_reads_names_our_query_or_the_secret(
+        under_test: tuple[dict[str, Any], str]) -> None:
+    """Not the query's key, nor any 6 characters of the session's secret, in anything the page or its
+    workers read (their stacks included)."""
+    seen, channel = under_test
+    text = json.dumps(seen)
+    assert worker_key(channel) not in text
+    pieces = {channel[i:i + 6] for i in range(len(channel) - 5)}
+    assert not [p for p in pieces if p in text], text
+    assert "worker_perf.js" in seen["worker"]["stack"]  # the stack was read (and names the script)
+
+
+async def test_the_query_key_is_not_a_part_of_the_secret() -> None:
+    """One-way: an HMAC of the secret, so no part of the key is a part of the secret."""
+    channel = "0123456789abcdef01234567"
+    key = worker_key(channel)
+    assert key == hmac.new(channel.encode(), b"agentbench worker query", hashlib.sha256).hexdigest()[:16]
+    assert not [key[i:i + 4] for i in range(len(key) - 3) if key[i:i + 4] in channel]
+    assert worker_key("f" * 24) != key
