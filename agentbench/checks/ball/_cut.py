@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 
+from ...errors import CheckError
 from ..browser._page import PageBroken, PageSession
 from ..browser._play import Run, Step
 from ..browser._registry import ProbeContext
@@ -69,10 +70,13 @@ async def cut_by_limit(ctx: ProbeContext, session: PageSession, steps: list[Step
         again = await asyncio.wait_for(_replay(ctx, steps, at + SLACK, fps, track), REPLAY_WAIT_S)
     except TimeoutError:
         seen = f"a replay with a {REPLAY_LIMIT_S:g} s limit per step did not get there within {REPLAY_WAIT_S:g} s"
+    except CheckError as exc:  # the harness could not replay it: no more known than before
+        seen = f"a replay to tell a hang from a busy machine could not be run ({exc})"
     else:
         if again is not None and abs(again - at) <= SLACK:
             return None  # cut again where it was: the page hangs there, whatever the limit
-        seen = (f"replayed with a {REPLAY_LIMIT_S:g} s limit per step it went past that moment"
-                if again is None else f"replayed with a {REPLAY_LIMIT_S:g} s limit it was cut at {again:.1f} s instead")
-    return (f"could not tell: the harness's time limit cut {what} at {at:.1f} s ({cut}); {seen}, so the page "
-            "does not hang there: the machine was too busy, and what the run did not show is no evidence")
+        seen = (f"replayed with a {REPLAY_LIMIT_S:g} s limit per step it went past that moment, so the page does "
+                "not hang there: the machine was too busy" if again is None else
+                f"replayed with a {REPLAY_LIMIT_S:g} s limit per step it was cut at {again:.1f} s instead")
+    return (f"could not tell: the harness's time limit cut {what} at {at:.1f} s ({cut}); {seen}; what the run "
+            "did not show is no evidence")
