@@ -156,12 +156,27 @@ async def watch(run: Run, log: list, t0: float) -> None:
     """
     while run.now < t0 + WATCH - 1e-9 and not run.broken:
         await run.advance(min(CHUNK, t0 + WATCH - run.now))
-        if run.session.hung:
-            return
-        await _bodies(run, log)
+        try:
+            await _bodies(run, log)
+        except PageBroken:
+            if run.session.hung:  # cut while playing or while its bodies were read
+                return
+            raise
         had = any(b for _, b, _ in log)
         if run.now > t0 + REST_S + 1 and had and at_rest([(t, b) for t, b, _ in log], (run.now - REST_S) * 1000):
             return
+
+
+async def _colours(run: Run) -> list[str]:
+    """The colours the bodies were drawn in (none once the run broke or was cut reading them)."""
+    if run.broken:
+        return []
+    try:
+        return (await run.session.bodies())[1]
+    except PageBroken:
+        if run.session.hung:
+            return []
+        raise
 
 
 def _evidence(ctx: ProbeContext, run: Run) -> Evidence | None:
@@ -263,7 +278,7 @@ async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
     try:
         await watch(run, log, spawn.t0)
         frames_moving = moving(run, spawn.t0, min(run.now, spawn.t0 + 5))
-        colours = (await run.session.bodies())[1] if not run.broken else []
+        colours = await _colours(run)
     finally:
         await close_all(run)
     if run.session.hung:

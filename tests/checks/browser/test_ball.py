@@ -224,7 +224,8 @@ async def test_free_flight_ends_at_the_first_contact() -> None:
 # a good page's step can take that long (the corpus fountain and 100-ball pages did at load 25+).
 # The limit is made 0 s for the run named (the real limit path, outlasted by any step); the page
 # is good, so a replay with the long limit goes past that moment: could not tell.
-PROBE_CUTS = {"the watch in play": "dt_class.html", "a spawn try at its load": "click_to_drop.html"}
+PROBE_CUTS = {"the watch in play": "dt_class.html", "the watch reading the balls": "dt_class.html",
+              "a spawn try at its load": "click_to_drop.html"}
 REFRESH_CUTS = {"the 60 Hz pixel run": ("dt_class.html", "the 60 Hz run of refresh-rate"),
                 "the 240 Hz speed run": ("click_to_drop.html", "the 240 Hz run measuring the balls' speed")}
 
@@ -232,8 +233,9 @@ REFRESH_CUTS = {"the 60 Hz pixel run": ("dt_class.html", "the 60 Hz run of refre
 @pytest.mark.parametrize("cut", list(PROBE_CUTS))
 async def test_a_probe_run_cut_by_the_time_limit_is_no_evidence(runs: GameRuns, cut: str,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    # Before: the watch cut 3 s in was judged on those 3 s (motion, bounds, ball-count pass); the
-    # click try cut at its load ended the search ("the page broke while it was played": all fail).
+    # Before: the watch cut 3 s in was judged on those 3 s (motion, bounds, ball-count pass); cut
+    # reading the balls it raised (the page broke: all fail); the click try cut at its load ended
+    # the search ("the page broke while it was played": all fail).
     from agentbench.checks.ball import _probes
 
     if cut == "the watch in play":
@@ -246,6 +248,15 @@ async def test_a_probe_run_cut_by_the_time_limit_is_no_evidence(runs: GameRuns, 
             return await watch(run, log, t0)
 
         monkeypatch.setattr(_probes, "watch", watch_cut)
+    elif cut == "the watch reading the balls":
+        read = _probes._bodies
+
+        async def read_cut(run, log):
+            if run.now > 3.0:  # the watch's first read (the spawn search read at 2.5 s)
+                run.session.step_timeout_s = 0.0
+            return await read(run, log)
+
+        monkeypatch.setattr(_probes, "_bodies", read_cut)
     else:
         opened: list[int] = []
         open_session = BrowserHarness.open
@@ -263,7 +274,7 @@ async def test_a_probe_run_cut_by_the_time_limit_is_no_evidence(runs: GameRuns, 
         assert results[check].status == "error", explain(results)
         detail = results[check].detail
         assert "could not tell" in detail and "did not finish within 0 s" in detail, explain(results)
-        assert ("the watch of the balls" if cut == "the watch in play" else "the try of clicks on the arena") in detail
+        assert ("the try of clicks on the arena" if "spawn" in cut else "the watch of the balls") in detail
 
 
 @pytest.mark.parametrize("cut", list(REFRESH_CUTS))
