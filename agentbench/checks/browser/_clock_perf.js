@@ -2,13 +2,14 @@
 // from a script file is asked for at its URL with a query of ours (see _workers.py); the entry the
 // browser makes for that request must read with the URL the page gave, by every reader: an entry's
 // name, toJSON, getEntriesByName (on performance and on an observer's list, which find it by the
-// page's URL and never by ours). A worker's own timeline holds one entry of ours too, the import of
-// its script: every reader leaves it out (getEntries, by type, by name, an observer's list and an
-// observer called for it alone). Joined by _workers.py into _clock_workers.js (the page) and
+// page's URL and never by ours). Our imports (a classic worker's, in its own timeline; a module worker's,
+// in the page's) are left out by every reader (getEntries, by type, by name, an observer's list and an
+// observer called for them alone). Joined by _workers.py into _clock_workers.js (the page) and
 // _clock_worker.js (a worker, one line: keep every statement ended by a semicolon and comments on
 // lines of their own).
 // (g, native, ours, hidden): the global; the clock's registry (a replaced function reads as native);
-// a Map of our URLs to the page's; a function telling our entry of the worker's own (or null).
+// a Map of our URLs to the page's; {on(), test(entry)}: whether any entry may be ours to leave out,
+// and whether this one is (or null: none ever is).
 // Costs nothing until a worker is made: every replacement calls the browser's own while ours is empty.
 ((g, native, ours, hidden) => {
   "use strict";
@@ -37,12 +38,11 @@
     defineProperty(obj, name, { value, writable: was.writable, enumerable: was.enumerable, configurable: was.configurable });
     return was.value;
   };
-  const hide = hidden || (() => false);
   const visible = (list) => {
-    if (!hidden) return list;
+    if (!hidden || !hidden.on()) return list;
     let out = null;
     for (let i = 0; i < list.length; i++) {
-      if (hide(list[i])) { if (out === null) { out = []; for (let j = 0; j < i; j++) out[j] = list[j]; } }
+      if (hidden.test(list[i])) { if (out === null) { out = []; for (let j = 0; j < i; j++) out[j] = list[j]; } }
       else if (out !== null) out[out.length] = list[i];
     }
     return out === null ? list : out;
@@ -67,7 +67,7 @@
   // By name: the browser's answer for the name, less ours, with ours whose page URL is that name, in
   // the timeline's order (by start time).
   function byName(fn, self, args) {
-    if (args.length < 1 || (!mine() && !hidden)) return apply(fn, self, args);
+    if (args.length < 1 || (!mine() && !(hidden && hidden.on()))) return apply(fn, self, args);
     const name = `${args[0]}`;
     const rest = args.length > 1 && args[1] !== undefined ? [`${args[1]}`] : [];
     const found = visible(apply(fn, self, [name, ...rest]));
@@ -113,8 +113,10 @@
       for (let i = 0; i < arguments.length; i++) args[i] = arguments[i];
       if (typeof callback === "function") {
         args[0] = function (list) {
-          const all = apply(lAll, list, []);
-          if (all.length > 0 && visible(all).length === 0) return undefined;
+          if (hidden.on()) {
+            const all = apply(lAll, list, []);
+            if (all.length > 0 && visible(all).length === 0) return undefined;
+          }
           return apply(callback, this, arguments);
         };
       }

@@ -1,6 +1,6 @@
 // A dedicated worker's clock: runs in the worker before its own script, on the page's virtual time.
 // _clock_workers.js starts the worker with it and its config {bc, id, rel0, date0, seed, marker, loc, src,
-// key} (a script file's, _workers.serve_worker, adds cu and imp: the URLs of our imports), then the
+// key} (a script file's, _workers.serve_worker, adds hash, cu and imp: the URLs of our imports), then the
 // worker's own script (imported, or after it on its first line for a module).
 //
 // The worker's time is the page's: performance.now starts at 0 when the page made the worker and
@@ -50,13 +50,13 @@
   const PN = { name: g.PerformanceEntry && getDesc(PerformanceEntry.prototype, "name").get,
     byName: PP && PP.getEntriesByName, clear: PP && PP.clearResourceTimings };
   let imported;
-  const hidden = typeof cfg.imp === "string" && PN.name && PN.byName ? (e) => {
+  const hidden = typeof cfg.imp === "string" && PN.name && PN.byName ? { on: () => true, test(e) {
     const n = call(PN.name, e);
     if (n === cfg.cu) return true;
     if (n !== cfg.imp) return false;
     if (imported === undefined) imported = call(PN.byName, g.performance, cfg.imp, "resource")[0];
     return e === imported;
-  } : null;
+  } } : null;
   if (PN.name) (__AB_PERF_JS__)(g, native, ours, hidden);
   if (hidden && PN.clear) {
     define(PP, "clearResourceTimings", { clearResourceTimings() {
@@ -194,7 +194,7 @@
   if (WL && cfg.loc) {
     const loc = cfg.loc;
     // A script file's worker: the page's fragment is on the URL it runs at (the browser never sends it).
-    const hash = typeof cfg.imp === "string" ? getDesc(WL, "hash") : null;
+    const hash = cfg.hash ? getDesc(WL, "hash") : null;
     if (hash && hash.get) loc.href += call(hash.get, g.location);
     const getters = { get href() { return loc.href; }, get pathname() { return loc.pathname; },
       get search() { return loc.search; } };

@@ -8,7 +8,8 @@
 // pushes the page's time to every started worker over a BroadcastChannel of a secret name, and
 // waits until each has run what was due and answered. Worker, its terminate and
 // URL.createObjectURL are replaced by functions that read as native (the clock's registry).
-// Workers from other URLs (a script file, data:) keep their own real-time clock.
+// A worker from a script file of this origin (classic or module) is asked for at its URL with a query
+// of ours (see _workers.serve_worker); workers from other URLs (data:) keep their own real-time clock.
 ((cfg, workerJs) => {
   "use strict";
   if (window.parent !== window) return;  // an iframe's workers keep their own clock
@@ -27,7 +28,7 @@
     stringify: JSON.stringify, parse: JSON.parse, TypeError: window.TypeError, isArray: Array.isArray,
     objectKeys: Object.keys, startsWith: String.prototype.startsWith, blobType: getDesc(Blob.prototype, "type").get,
     indexOf: String.prototype.indexOf, slice: String.prototype.slice, URL: window.URL,
-    urlHref: getDesc(URL.prototype, "href").get, baseURI: getDesc(Node.prototype, "baseURI").get,
+    urlHref: getDesc(URL.prototype, "href").get, encode: encodeURIComponent, baseURI: getDesc(Node.prototype, "baseURI").get,
   };
   const origin = window.location.origin;
   if (typeof N.Worker !== "function" || typeof N.BC !== "function") return;
@@ -60,8 +61,28 @@
   }
   const native = (fn, name) => { call(N.wmSet, clock.names, fn, name); return fn; };
   // Our URLs of the page's script-file workers -> the URLs the page gave: the timeline reads the latter.
-  const ours = new N.Map();
-  (__AB_PERF_JS__)(window, native, ours, null);
+  // A module worker's imports of ours (the clock, then its script) land in the page's timeline: left out.
+  const ours = new N.Map(), mods = [];
+  const entryName = getDesc(PerformanceEntry.prototype, "name").get, byName = Performance.prototype.getEntriesByName;
+  function claimed(e) {
+    for (let i = 0; i < mods.length; i++) if (mods[i].entry === e) return true;
+    return false;
+  }
+  const hidden = { on: () => mods.length > 0, test(e) {
+    const n = call(entryName, e);
+    for (let i = 0; i < mods.length; i++) {
+      const m = mods[i];
+      if (n === m.clock) return true;
+      if (n !== m.imp) continue;
+      if (m.entry === undefined) {  // the first entry of its script that no other worker took
+        const list = call(byName, performance, m.imp, "resource");
+        for (let j = 0; j < list.length && m.entry === undefined; j++) if (!claimed(list[j])) m.entry = list[j];
+      }
+      if (m.entry === e) return true;
+    }
+    return false;
+  } };
+  (__AB_PERF_JS__)(window, native, ours, hidden);
   const define = (obj, name, value, like) => {
     native(value, name);
     defineProperty(value, "length", { value: like.length, configurable: true });
@@ -138,9 +159,9 @@
     }
     const opts = arguments[1];
     const blob = typeof scriptURL === "string" ? call(N.mapGet, blobs, scriptURL) : undefined;
-    const file = blob === undefined ? sameOrigin(scriptURL, opts) : null;
+    const file = blob === undefined ? sameOrigin(scriptURL) : null;
     if ((blob === undefined && file === null) || W.list.length >= 200) return construct(NWorker, arguments, new.target);
-    const id = W.next++, rel0 = clock.rel();
+    const id = W.next++, rel0 = clock.rel(), module = !!(opts && opts.type === "module");
     const date0 = (dateBase === null ? originDate() : dateBase) + rel0, seed = (cfg.seed ^ (id * 0x9E3779B1)) >>> 0;
     const args = [];
     for (let i = 0; i < arguments.length; i++) args[i] = arguments[i];
@@ -149,9 +170,13 @@
     // resolve as before, and its location and the timeline's entry read without our query.
     if (file !== null) {
       const cut = call(N.indexOf, file, "#"), bare = cut < 0 ? file : call(N.slice, file, 0, cut);
-      args[0] = bare + (call(N.indexOf, bare, "?") < 0 ? "?" : "&") + cfg.wkey + "=" +
-        id + "_" + rel0 + "_" + date0 + "_" + seed + (cut < 0 ? "" : call(N.slice, file, cut));
+      const sep = call(N.indexOf, bare, "?") < 0 ? "?" : "&";
+      // A module's fragment is its URL's (import.meta.url): its import of ours keeps it.
+      const value = id + "_" + rel0 + "_" + date0 + "_" + seed +
+        (module ? "_m" + (cut < 0 ? "" : "_" + call(N.encode, undefined, call(N.slice, file, cut + 1))) : "");
+      args[0] = bare + sep + cfg.wkey + "=" + value + (cut < 0 ? "" : call(N.slice, file, cut));
       call(N.mapSet, ours, args[0], file);
+      if (module) mods[mods.length] = { clock: bare + sep + cfg.wkey + "=c" + value, imp: file, entry: undefined };
       return started(id, construct(NWorker, args, new.target));
     }
     const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker, src: workerJs, key: cfg.wkey,
@@ -162,7 +187,7 @@
     const prefix = workerJs + "(" + call(N.stringify, JSON, wcfg) + ");";
     let parts;
     try {
-      parts = opts && opts.type === "module" ? [prefix, blob]
+      parts = module ? [prefix, blob]
         : [prefix + "importScripts(" + call(N.stringify, JSON, call(createURL, URL, blob)) + ");"];
     } catch (e) {
       parts = [prefix, blob];
@@ -177,9 +202,9 @@
     }
     return started(id, w);
   }
-  // The script's absolute URL when it is a classic worker's of this document's origin (else null).
-  function sameOrigin(scriptURL, opts) {
-    if (typeof scriptURL !== "string" || (opts && opts.type === "module")) return null;
+  // The script's absolute URL when it is of this document's origin (else null).
+  function sameOrigin(scriptURL) {
+    if (typeof scriptURL !== "string") return null;
     try {
       const href = call(N.urlHref, construct(N.URL, [scriptURL, call(N.baseURI, document)]));
       return call(N.startsWith, href, origin + "/") ? href : null;

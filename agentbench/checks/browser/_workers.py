@@ -30,6 +30,7 @@ import hmac
 import json
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ._serve import ServeBudget, serve_file
@@ -68,18 +69,20 @@ def worker_key(channel: str) -> str:
 
 def serve_worker(url: str, resource_type: str, channel: str, root: Path,
                  budget: ServeBudget) -> tuple[int, bytes, str] | None:
-    """``(status, body, content type)`` for a URL with our query (``_clock_workers.js`` asks for a classic
-    worker script of the artefact's with it); None for any other URL.
+    """``(status, body, content type)`` for a URL with our query (``_clock_workers.js`` asks for a worker
+    script of the artefact's with it); None for any other URL.
 
+    The query's value is what the page knew when it made the worker: its number, the page's time and
+    Date then, its seed, and ``m`` for a module worker (with the page's fragment, when it gave one).
     - The worker's script itself (a ``script`` request): a wrapper that imports the worker clock (the
-      same URL with our query's value ``c``), starts it with what the page knew when it made the
-      worker (its number, the page's time and Date then, its seed; the query's value) and then imports
-      the script at its own URL, so its relative URLs, "use strict" and line numbers hold. The wrapper
-      is padded to the script's own size (when the script is larger): the entry the page's timeline
-      keeps for the request reads the script's sizes. Both name the script as their source (stacks).
-    - The worker clock (our query's value ``c``), with the secrets, which never travel in a URL.
+      same URL with our value after ``c``) and then the script at its own URL (``importScripts``, or
+      two static imports for a module, which run in that order before anything else), so its relative
+      URLs, strictness and line numbers hold. The wrapper is padded to the script's own size (when
+      the script is larger): the page's timeline entry for the request reads the script's sizes.
+    - The worker clock (``c`` and our value), with the secrets, which never travel in a URL.
     - Anything else the worker asks for at its own URL (``fetch("")``): the file, as without the query.
-    A file that is not there, too large or over the session's budget answers as it would plainly.
+    Both scripts of ours name the worker's script as their source (a stack shows its URL). A file that
+    is not there, too large or over the session's budget answers as it would plainly.
     """
     key = worker_key(channel)
     # The page put our query last (before a fragment, which the browser never sends): cut it off as
@@ -88,32 +91,36 @@ def serve_worker(url: str, resource_type: str, channel: str, root: Path,
     if found is None:
         return None
     original, value = url[:found.start()], found.group(1)
+    clock = value.startswith(CLOCK_TAG)
+    value = value.removeprefix(CLOCK_TAG)
+    fields = value.split("_", 5)
+    try:
+        id_, rel0, date0, seed = fields[:4]
+        module = fields[4:5] == ["m"]
+        if len(fields) != 4 and not module:
+            raise ValueError(value)
+        # A module's import of its script keeps the page's fragment (import.meta.url shows it).
+        fragment = "#" + unquote(fields[5]) if len(fields) == 6 else ""
+        # A worker the page made has a number; one a worker made, "parent.n" (see _clock_worker.js).
+        cfg: dict[str, Any] = {"id": int(id_) if id_.isdigit() else id_, "rel0": float(rel0),
+                               "date0": float(date0), "seed": int(seed)}
+    except ValueError:
+        clock, module, fragment, cfg = False, False, "", {}
     query = urlsplit(original).query
     source = f"\n//# sourceURL={original}"
-    clock_url = f"{original}{'&' if '?' in original else '?'}{key}={CLOCK_TAG}"
-    if value == CLOCK_TAG:
-        secrets = {"bc": channel + ":bc", "marker": channel + ":started", "src": WORKER_JS}
-        clock = f"self[{json.dumps(_handoff(key))}]=(cfg)=>{WORKER_JS}(Object.assign(cfg,{json.dumps(secrets)}));"
-        return 200, (clock + source).encode(), "text/javascript"
+    clock_url = f"{original}{'&' if '?' in original else '?'}{key}={CLOCK_TAG}{value}"
+    if clock:
+        cfg |= {"key": key, "cu": clock_url, "hash": True, "bc": channel + ":bc", "marker": channel + ":started",
+                "src": WORKER_JS, "loc": {"href": original, "search": f"?{query}" if query else ""}}
+        if not module:  # a classic worker's own timeline keeps our imports (a module's: the page's)
+            cfg["imp"] = original
+        return 200, f"{WORKER_JS}({json.dumps(cfg)});{source}".encode(), "text/javascript"
     status, body, ctype = serve_file(root, unquote(urlsplit(original).path), budget)
-    if status != 200 or resource_type != "script":
+    if status != 200 or resource_type != "script" or not cfg:
         return status, body, ctype
-    try:
-        id_, rel0, date0, seed = value.split("_")
-        # A worker the page made has a number; one a worker made, "parent.n" (see _clock_worker.js).
-        cfg = {"id": int(id_) if id_.isdigit() else id_, "rel0": float(rel0), "date0": float(date0), "seed": int(seed)}
-    except ValueError:
-        return status, body, ctype
-    cfg |= {"key": key, "cu": clock_url, "imp": original,
-            "loc": {"href": original, "search": f"?{query}" if query else ""}}
-    name = json.dumps(_handoff(key))
-    wrapped = (f"importScripts({json.dumps(clock_url)});"
-               f"(f=>{{delete self[{name}];f({json.dumps(cfg)})}})(self[{name}]);"
-               f"importScripts({json.dumps(original)});").encode()
+    if module:
+        wrapped = f"import {json.dumps(clock_url)};import {json.dumps(original + fragment)};".encode()
+    else:
+        wrapped = f"importScripts({json.dumps(clock_url)});importScripts({json.dumps(original)});".encode()
     pad = len(body) - len(wrapped) - len(source.encode())
     return 200, wrapped + b" " * max(0, pad) + source.encode(), ctype
-
-
-def _handoff(key: str) -> str:
-    """The global the clock's script hands the clock to the wrapper under (deleted before page code runs)."""
-    return "__" + key

@@ -1,11 +1,12 @@
 """A worker's script reads as a person's browser shows it (issue 28, tell 6): what the harness does to
 put a worker from a script file on the page's clock leaves no trace the page or the worker can read.
 
-fixtures/invisible/worker_perf.html makes a worker from a script file (with a query and a fragment of
-its own) that imports a library; the page and the worker record what
-their performance timelines say through every reader (by type, all, by name, toJSON, a buffered
-observer) and the worker a stack taken in a timer's callback. The same page is opened in the same
-Chromium without the harness: what the harness's page reads must be what that one reads.
+fixtures/invisible/worker_perf.html and worker_perf_module.html make a worker from a script file (with
+a query and a fragment of its own), classic or module, that imports a library; the page and the worker
+record what their performance timelines say through every reader (by type, all, by name, toJSON, a
+buffered observer), their clocks, and the classic worker a stack taken in a timer's callback. The same
+page is opened in the same Chromium without the harness: what the harness's page reads must be what
+that one reads.
 """
 
 from __future__ import annotations
@@ -35,10 +36,19 @@ async def harness(chromium_path: str):
         yield h
 
 
+PAGES = {"classic": "worker_perf.html", "module": "worker_perf_module.html"}
+FRAME_MS = 1000 / 60
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=sorted(PAGES))
+async def kind(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def under_test(harness: BrowserHarness) -> tuple[dict[str, Any], str]:
+async def under_test(harness: BrowserHarness, kind: str) -> tuple[dict[str, Any], str]:
     """What the page read under the harness, and the session's secret."""
-    s = await harness.open(FIXTURES, "worker_perf.html", fps=60)
+    s = await harness.open(FIXTURES, PAGES[kind], fps=60)
     try:
         for _ in range(200):  # the workers answer in real tasks: frames until the page has it all (a condition)
             if await s.eval("() => seen !== null"):
@@ -50,7 +60,7 @@ async def under_test(harness: BrowserHarness) -> tuple[dict[str, Any], str]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def in_a_browser(chromium_path: str) -> dict[str, Any]:
+async def in_a_browser(chromium_path: str, kind: str) -> dict[str, Any]:
     """What the same page reads in the same Chromium with nothing of ours: served as is, no clock."""
     async def serve(route: Any) -> None:
         path = route.request.url.removeprefix(ORIGIN + "/").split("?")[0].split("#")[0]
@@ -67,7 +77,7 @@ async def in_a_browser(chromium_path: str) -> dict[str, Any]:
             context = await browser.new_context()
             await context.route("**/*", serve)
             page = await context.new_page()
-            await page.goto(f"{ORIGIN}/worker_perf.html")
+            await page.goto(f"{ORIGIN}/{PAGES[kind]}")
             await page.wait_for_function("() => seen !== null", timeout=30_000)
             return await page.evaluate("() => seen")
         finally:
@@ -75,32 +85,50 @@ async def in_a_browser(chromium_path: str) -> dict[str, Any]:
 
 
 def _readings(seen: dict[str, Any]) -> dict[str, Any]:
-    """What must read the same as in a person's browser (the stack's own frames are tell 9's)."""
-    return {k: v for k, v in seen.items() if k != "worker"} | {
-        "worker": {k: v for k, v in seen["worker"].items() if k != "stack"}}
+    """What must read the same as in a person's browser (not the clocks, nor the stack's own frames,
+    which are tell 9's)."""
+    return {k: v for k, v in seen.items() if k not in ("worker", "clock")} | {
+        "worker": {k: v for k, v in seen["worker"].items() if k not in ("stack", "clock")}}
 
 
 async def test_the_worker_scripts_entries_read_as_in_a_browser(under_test: tuple[dict[str, Any], str],
-                                                                in_a_browser: dict[str, Any]) -> None:
-    """Names and counts of the resource entries, by every reader, in the page and in its worker."""
+                                                                in_a_browser: dict[str, Any], kind: str) -> None:
+    """Names, counts and sizes of the resource entries, by every reader, in the page and in its worker."""
     seen, _ = under_test
-    url = f"{ORIGIN}/worker_perf.js?v=3#top"
-    assert in_a_browser["byType"] == [[url, "other", "text/javascript", 200]], in_a_browser  # the browser's own
-    size = (FIXTURES / "worker_perf.js").stat().st_size
-    assert in_a_browser["sizes"] == [[size, size, size + 300]], in_a_browser
+    script = PAGES[kind].replace(".html", ".js")
+    url = f"{ORIGIN}/{script}?v={3 if kind == 'classic' else 4}#top"
+    size = (FIXTURES / script).stat().st_size
+    # The browser's own, as measured: the worker's script in the page's timeline (and a module
+    # worker's import too), our page script before it.
+    assert in_a_browser["byType"][1] == [url, "other", "text/javascript", 200], in_a_browser
+    assert in_a_browser["sizes"][1] == [size, size, size + 300], in_a_browser
+    assert len(in_a_browser["byType"]) == (2 if kind == "classic" else 3), in_a_browser
     assert _readings(seen) == _readings(in_a_browser)
+
+
+async def test_the_worker_runs_on_the_page_clock(under_test: tuple[dict[str, Any], str]) -> None:
+    """Its first statement (a module's first import) reads 0 and the page's Date when it was made; asked
+    after 120 frames, its clocks have run with the page's and its 100 ms interval with them."""
+    seen, _ = under_test
+    clock, page = seen["worker"]["clock"], seen["clock"]
+    assert clock["t0"] == 0, clock
+    assert -1 <= page["madeAt"][1] - clock["d0"] <= FRAME_MS, (clock, page)
+    assert abs(page["askedAt"][0] - page["madeAt"][0] - clock["now"]) <= FRAME_MS + 1, (clock, page)
+    assert 0 <= page["askedAt"][1] + FRAME_MS - clock["date"] <= 2 * FRAME_MS + 1, (clock, page)
+    assert clock["ticks"] == int(clock["now"] // 100) and clock["ticks"] >= 19, clock
 
 
 async def test_nothing_a_page_or_worker_reads_names_our_query_or_the_secret(
         under_test: tuple[dict[str, Any], str]) -> None:
     """Not the query's key, nor any 6 characters of the session's secret, in anything the page or its
-    workers read (their stacks included)."""
+    workers read (a classic worker's stack included)."""
     seen, channel = under_test
     text = json.dumps(seen)
     assert worker_key(channel) not in text
     pieces = {channel[i:i + 6] for i in range(len(channel) - 5)}
     assert not [p for p in pieces if p in text], text
-    assert "worker_perf.js" in seen["worker"]["stack"]  # the stack was read (and names the script)
+    if "stack" in seen["worker"]:
+        assert "worker_perf.js" in seen["worker"]["stack"]  # the stack was read (and names the script)
 
 
 async def test_the_query_key_is_not_a_part_of_the_secret() -> None:
