@@ -229,3 +229,19 @@ async def test_a_run_cut_by_the_time_limit_is_no_evidence(runs: GameRuns, cut: s
     for check in ("flap-input", "game-over", "restart"):
         assert results[check].status == "error", explain(results)
         assert "could not tell" in results[check].detail and "did not finish within 0 s" in results[check].detail
+
+
+async def test_a_tap_shorter_than_a_persons_misses_a_fixed_step_game(runs: GameRuns,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # The game reads which keys are down once per 50 ms update step, as game frameworks do. A
+    # person's press (HOLD: ~0.1 s down) spans a step and flaps; a tap with no time between down and
+    # up, as the probes once pressed, falls between two steps and is never seen (not even to start): the fixture's pass
+    # above is owed to the press being a person's, and this shows it.
+    from agentbench.checks.browser import _play
+
+    assert (await runs.probes("key_state_fixed_step.html"))["flap-input"].status == "pass"
+    monkeypatch.setattr(_play, "HOLD", 0.0)
+    fresh = GameRuns(runs.harness, "flappy", runs.root / "instant-tap")
+    results = await fresh.probes("key_state_fixed_step.html")
+    flap = results["flap-input"]
+    assert flap.status == "fail" and "Space made no visible difference" in flap.detail, explain(results)
