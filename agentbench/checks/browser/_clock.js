@@ -246,6 +246,40 @@
   defineProperty(NDate.prototype, "constructor", { value: Date, writable: true, configurable: true, enumerable: false });
   define(window, "Date", Date);
 
+  // ---- performance.timeOrigin and event.timeStamp --------------------------------------------------------
+  // In a browser Date.now() is performance.timeOrigin + performance.now() (to a millisecond) and an
+  // event's timeStamp is on performance.now()'s scale. Both follow this clock: the origin is Date's
+  // value at this document's time 0; an event is stamped with this document's time when it is first
+  // read (an input event's handler reads it as it is dispatched, between frames: the time the person
+  // acted), never later than what performance.now() reads then.
+  const originDate = () => (up ? up.origin() + S.offset : cfg.epoch + S.originAbs);
+  const wrapGetter = (proto, name, get) => {
+    const was = getDesc(proto, name);
+    if (!was || !was.get) return;
+    native(get, "get " + name);
+    defineProperty(proto, name, { get, set: was.set, enumerable: was.enumerable, configurable: true });
+  };
+  const realOrigin = getterOf(Performance.prototype, "timeOrigin");
+  wrapGetter(Performance.prototype, "timeOrigin", getDesc({ get timeOrigin() {
+    call(realOrigin, this);  // a foreign receiver throws as the browser's getter does
+    return originDate();
+  } }, "timeOrigin").get);
+  const realToJSON = Performance.prototype.toJSON;
+  if (typeof realToJSON === "function") {
+    define(Performance.prototype, "toJSON", { toJSON() {
+      const out = call(realToJSON, this);
+      if (out && typeof out === "object") out.timeOrigin = originDate();
+      return out;
+    } }.toJSON, true);
+  }
+  const realStamp = getterOf(Event.prototype, "timeStamp");
+  const stamps = new N.WeakMap();
+  wrapGetter(Event.prototype, "timeStamp", getDesc({ get timeStamp() {
+    call(realStamp, this);  // a receiver that is no event throws as the browser's getter does
+    if (!call(N.wmHas, stamps, this)) call(N.wmSet, stamps, this, nowGet());
+    return call(N.wmGet, stamps, this);
+  } }, "timeStamp").get);
+
   // ---- callbacks ----------------------------------------------------------------------------------------------
   function report(err) {
     try { call(N.reportError, window, err); } catch (e) { /* reporting must never stop the clock */ }

@@ -96,7 +96,7 @@
       const ask = call(N.detail, ev);
       if (ask && typeof ask === "object" && ask.link === null) {
         ask.link = {
-          names: nativeNames, rel: nowGet, set: nowSet, date: dateNow,
+          names: nativeNames, rel: nowGet, set: nowSet, date: dateNow, origin: originDate,
           shown() { return up ? up.shown() - S.offset : shownGet(); },
           adopt(kid) { push(kids, kid); },
         };
