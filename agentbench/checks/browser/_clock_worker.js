@@ -22,7 +22,7 @@
     on: EventTarget.prototype.addEventListener, stop: Event.prototype.stopImmediatePropagation,
     data: getDesc(MessageEvent.prototype, "data").get, fnToString: Function.prototype.toString,
     WeakMap: g.WeakMap, wmGet: WeakMap.prototype.get, wmSet: WeakMap.prototype.set, wmHas: WeakMap.prototype.has,
-    close: g.close, Number: g.Number, String: g.String, Function: g.Function, reportError: g.reportError,
+    close: g.close, selfPost: g.postMessage, Number: g.Number, String: g.String, Function: g.Function, reportError: g.reportError,
   };
   const call = (fn, self2, ...args) => apply(fn, self2, args);
   const str = (v) => apply(N.String, undefined, [v]);
@@ -197,8 +197,8 @@
     const hash = cfg.hash ? getDesc(WL, "hash") : null;
     if (hash && hash.get) loc.href += call(hash.get, g.location);
     const getters = { get href() { return loc.href; }, get pathname() { return loc.pathname; },
-      get search() { return loc.search; } };
-    for (const name of ["href", "pathname", "search"]) {
+      get search() { return loc.search; }, get hash() { return loc.hash; } };
+    for (const name of ["href", "pathname", "search", "hash"]) {
       const was = getDesc(WL, name);
       if (typeof loc[name] !== "string" || !was || !was.get) continue;
       const get = native(getDesc(getters, name).get, "get " + name);
@@ -207,10 +207,17 @@
     define(WL, "toString", { toString() { return loc.href; } }.toString, true);
   }
 
-  const bc = new N.BC(cfg.bc);
-  const say = (msg) => { try { call(N.bcPost, bc, msg); } catch (e) { S.reads = 0; } };
-  call(N.on, bc, "message", (ev) => {
-    const m = call(N.data, ev);
+  // The page's time comes over a BroadcastChannel of a secret name, or, for a data: worker (an opaque
+  // origin), over the worker's own port, tagged with the secret (taken off before any listener of its).
+  const port = typeof cfg.port === "string" ? cfg.port : null;
+  const bc = port === null ? new N.BC(cfg.bc) : null;
+  const say = (msg) => {
+    try {
+      if (port === null) call(N.bcPost, bc, msg);
+      else { msg.ab = port; call(N.selfPost, g, msg); }
+    } catch (e) { S.reads = 0; }
+  };
+  function pushed(m) {
     // The page's pushes only: other workers' answers come on the channel too.
     if (!S.started || !m || m.t !== "push") return;
     const target = m.rel - cfg.rel0;
@@ -218,9 +225,12 @@
     runRafs(m.ft - cfg.rel0);
     if (S.now < target) S.now = target;
     say({ t: "ack", id: cfg.id, k: m.k });
-  });
+  }
+  if (bc !== null) call(N.on, bc, "message", (ev) => pushed(call(N.data, ev)));
   call(N.on, g, "message", (ev) => {
-    if (S.started || call(N.data, ev) !== cfg.marker) return;
+    const m = call(N.data, ev);
+    if (port !== null && m !== null && typeof m === "object" && m.ab === port) { call(N.stop, ev); pushed(m); return; }
+    if (S.started || m !== cfg.marker) return;
     call(N.stop, ev);
     S.started = true;
     say({ t: "ready", id: cfg.id });

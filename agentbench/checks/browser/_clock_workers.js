@@ -9,7 +9,8 @@
 // waits until each has run what was due and answered. Worker, its terminate and
 // URL.createObjectURL are replaced by functions that read as native (the clock's registry).
 // A worker from a script file of this origin (classic or module) is asked for at its URL with a query
-// of ours (see _workers.serve_worker); workers from other URLs (data:) keep their own real-time clock.
+// of ours (see _workers.serve_worker); a classic data: worker from a data: URL of ours that imports the
+// page's. Workers from other URLs, module data: workers and an iframe's keep their own real-time clock.
 ((cfg, workerJs) => {
   "use strict";
   if (window.parent !== window) return;  // an iframe's workers keep their own clock
@@ -28,7 +29,10 @@
     stringify: JSON.stringify, parse: JSON.parse, TypeError: window.TypeError, isArray: Array.isArray,
     objectKeys: Object.keys, startsWith: String.prototype.startsWith, blobType: getDesc(Blob.prototype, "type").get,
     indexOf: String.prototype.indexOf, slice: String.prototype.slice, URL: window.URL,
-    urlHref: getDesc(URL.prototype, "href").get, encode: encodeURIComponent, baseURI: getDesc(Node.prototype, "baseURI").get,
+    urlHref: getDesc(URL.prototype, "href").get, encode: encodeURIComponent,
+    urlPath: getDesc(URL.prototype, "pathname").get, urlSearch: getDesc(URL.prototype, "search").get,
+    urlHash: getDesc(URL.prototype, "hash").get,
+    stop: Event.prototype.stopImmediatePropagation, baseURI: getDesc(Node.prototype, "baseURI").get,
   };
   const origin = window.location.origin;
   if (typeof N.Worker !== "function" || typeof N.BC !== "function") return;
@@ -120,8 +124,8 @@
   // state: "starting" (made, its script not yet run), "live" (waited for), "loose" (too slow or gone:
   // still told the time, never waited for), "dead"
   const W = { list: [], byId: new N.Map(), next: 1, step: 0, awaited: 0, bc: null };
-  function add(id, w) {
-    const rec = { id, state: "starting", waiting: false, w };
+  function add(id, w, port) {
+    const rec = { id, state: "starting", waiting: false, w, port };
     W.list[W.list.length] = rec;
     call(N.mapSet, W.byId, id, rec);
     return rec;
@@ -130,21 +134,29 @@
   function bc() {
     if (W.bc === null) {
       W.bc = new N.BC(cfg.channel + ":bc");
-      call(N.on, W.bc, "message", (e) => {
-        const m = call(N.data, e);
-        const rec = m && call(N.mapGet, W.byId, m.id);
-        if (!rec) {  // a worker a worker made: waited for from now on, as the page's own
-          if (m && m.t === "born" && typeof m.id === "string") add(m.id, null);
-          ev(":wv", null);
-          return;
-        }
-        if (m.t === "ready" && rec.state === "starting") rec.state = "live";
-        else if (m.t === "ack" && m.k === W.step && rec.waiting) { rec.waiting = false; W.awaited--; }
-        else if (m.t === "bye") { if (rec.waiting) { rec.waiting = false; W.awaited--; } rec.state = "dead"; }
-        ev(":wv", null);
-      });
+      call(N.on, W.bc, "message", (e) => told(call(N.data, e)));
     }
     return W.bc;
+  }
+  function told(m) {
+    const rec = m && call(N.mapGet, W.byId, m.id);
+    if (!rec) {  // a worker a worker made: waited for from now on, as the page's own
+      if (m && m.t === "born" && typeof m.id === "string") add(m.id, null, false);
+      ev(":wv", null);
+      return;
+    }
+    if (m.t === "ready" && rec.state === "starting") rec.state = "live";
+    else if (m.t === "ack" && m.k === W.step && rec.waiting) { rec.waiting = false; W.awaited--; }
+    else if (m.t === "bye") { if (rec.waiting) { rec.waiting = false; W.awaited--; } rec.state = "dead"; }
+    ev(":wv", null);
+  }
+  // A data: worker (an opaque origin: no BroadcastChannel reaches it) talks over its own port; its
+  // words to us are taken off the Worker before any listener of the page's (ours is its first).
+  function portHeard(e) {
+    const m = call(N.data, e);
+    if (m === null || typeof m !== "object" || m.ab !== marker) return;
+    call(N.stop, e);
+    told(m);
   }
   function settle(rec, state) {
     if (rec.waiting) { rec.waiting = false; W.awaited--; }
@@ -160,7 +172,10 @@
     const opts = arguments[1];
     const blob = typeof scriptURL === "string" ? call(N.mapGet, blobs, scriptURL) : undefined;
     const file = blob === undefined ? sameOrigin(scriptURL) : null;
-    if ((blob === undefined && file === null) || W.list.length >= 200) return construct(NWorker, arguments, new.target);
+    const data = blob === undefined && file === null ? dataURL(scriptURL, opts) : null;
+    if ((blob === undefined && file === null && data === null) || W.list.length >= 200) {
+      return construct(NWorker, arguments, new.target);
+    }
     const id = W.next++, rel0 = clock.rel(), module = !!(opts && opts.type === "module");
     const date0 = (dateBase === null ? originDate() : dateBase) + rel0, seed = (cfg.seed ^ (id * 0x9E3779B1)) >>> 0;
     const args = [];
@@ -177,7 +192,15 @@
       args[0] = bare + sep + cfg.wkey + "=" + value + (cut < 0 ? "" : call(N.slice, file, cut));
       call(N.mapSet, ours, args[0], file);
       if (module) mods[mods.length] = { clock: bare + sep + cfg.wkey + "=c" + value, imp: file, entry: undefined };
-      return started(id, construct(NWorker, args, new.target));
+      return started(id, construct(NWorker, args, new.target), false);
+    }
+    // A classic data: worker: a data: URL of ours (its origin stays opaque) with the clock, talking
+    // over the worker's port, then an import of the page's data: URL (its stack and strictness hold).
+    if (data !== null) {
+      const dcfg = { port: marker, id, rel0, date0, seed, marker, key: cfg.wkey, loc: data };
+      args[0] = "data:text/javascript," + call(N.encode, undefined, workerJs + "(" + call(N.stringify, JSON, dcfg) +
+        ");importScripts(" + call(N.stringify, JSON, data.href) + ");");
+      return started(id, construct(NWorker, args, new.target), true);
     }
     const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker, src: workerJs, key: cfg.wkey,
       loc: { href: scriptURL, pathname: call(N.slice, scriptURL, 5) } };
@@ -200,7 +223,19 @@
     } finally {
       call(N.revokeURL, URL, own);
     }
-    return started(id, w);
+    return started(id, w, false);
+  }
+  // A classic worker's data: URL, as its location reads it (else null).
+  function dataURL(scriptURL, opts) {
+    if (typeof scriptURL !== "string" || (opts && opts.type === "module")) return null;
+    try {
+      const url = construct(N.URL, [scriptURL]);
+      const href = call(N.urlHref, url);
+      if (!call(N.startsWith, href, "data:")) return null;
+      return { href, pathname: call(N.urlPath, url), search: call(N.urlSearch, url), hash: call(N.urlHash, url) };
+    } catch (e) {
+      return null;
+    }
   }
   // The script's absolute URL when it is of this document's origin (else null).
   function sameOrigin(scriptURL) {
@@ -212,9 +247,10 @@
       return null;
     }
   }
-  function started(id, w) {
-    add(id, w);
-    bc();
+  function started(id, w, port) {
+    add(id, w, port);
+    if (port) call(N.on, w, "message", portHeard, true);
+    else bc();
     call(N.post, w, marker);
     ev(":wn", null);
     return w;
@@ -248,6 +284,10 @@
       }
       const rel = clock.rel();
       call(N.bcPost, bc(), { t: "push", k: W.step, rel, ft: rel });
+      for (let i = 0; i < W.list.length; i++) {
+        const rec = W.list[i];
+        if (rec.port && rec.state !== "dead") call(N.post, rec.w, { ab: marker, t: "push", k: W.step, rel, ft: rel });
+      }
       return W.awaited;
     },
     // Those that did not start or answer in time are no longer waited for.
