@@ -22,7 +22,7 @@ from ..browser._page import PageBroken, PageSession
 from ..browser._play import Run, Step
 from ..browser._registry import ProbeContext
 
-__all__ = ["REPLAY_LIMIT_S", "cut_by_limit"]
+__all__ = ["REPLAY_LIMIT_S", "cut_by_limit", "unrepeated_break"]
 
 REPLAY_LIMIT_S = 20.0  # the replay's real-time limit per step: 4x the usual 5 s
 REPLAY_WAIT_S = 90.0   # the longest the replay may take in all (a busy machine): then could not tell
@@ -31,9 +31,10 @@ EVERY_S = 5.0          # the replay's pixel captures: few (it is read for where 
 
 
 async def _replay(ctx: ProbeContext, steps: list[Step], until: float, fps: int, track: int) -> float | None:
-    """Replay from load with ``steps`` to ``until`` (virtual s) under ``REPLAY_LIMIT_S`` per step.
+    """Replay from load with ``steps`` (those up to ``until``) to ``until`` (virtual s) under ``REPLAY_LIMIT_S``
+    per step.
 
-    The virtual time at which the replay was cut again, or None when it played through.
+    The virtual time at which the replay broke (cut again, crashed, left), or None when it played through.
     """
     session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=fps, step_timeout_s=REPLAY_LIMIT_S)
     run = Run(session, EVERY_S)
@@ -46,8 +47,8 @@ async def _replay(ctx: ProbeContext, steps: list[Step], until: float, fps: int, 
                     await session.track_bodies(track)
             except PageBroken:
                 pass
-        await run.play(steps, until)
-        return run.now if session.hung else None
+        await run.play([s for s in steps if s.t <= until], until)
+        return run.now if session.broken else None
     finally:
         await run.close()
 
@@ -74,9 +75,28 @@ async def cut_by_limit(ctx: ProbeContext, session: PageSession, steps: list[Step
         seen = f"a replay to tell a hang from a busy machine could not be run ({exc})"
     else:
         if again is not None and abs(again - at) <= SLACK:
-            return None  # cut again where it was: the page hangs there, whatever the limit
+            return None  # broke again where it was: the page hangs there, whatever the limit
         seen = (f"replayed with a {REPLAY_LIMIT_S:g} s limit per step it went past that moment, so the page does "
                 "not hang there: the machine was too busy" if again is None else
-                f"replayed with a {REPLAY_LIMIT_S:g} s limit per step it was cut at {again:.1f} s instead")
+                f"replayed with a {REPLAY_LIMIT_S:g} s limit per step it broke at {again:.1f} s instead")
     return (f"could not tell: the harness's time limit cut {what} at {at:.1f} s ({cut}); {seen}; what the run "
             "did not show is no evidence")
+
+
+async def unrepeated_break(ctx: ProbeContext, what: str, said: str, *, fps: int = 60, track: int = 0) -> str | None:
+    """Why a run that broke before it was played (at its load, or scrolling the game into view) is no
+    evidence ("could not tell"), else None.
+
+    For a run whose session is not at hand (``said``: what its check said of the break). The same
+    page replayed from load with the long limit breaks there again when the page does it (None:
+    its verdict stands); one that plays on was cut by the harness's limit on a busy machine.
+    """
+    try:
+        again = await asyncio.wait_for(_replay(ctx, [], SLACK, fps, track), REPLAY_WAIT_S)
+    except (TimeoutError, CheckError):
+        return None  # no more known than the check said
+    if again is not None:
+        return None
+    return (f"could not tell: {what} broke before it was played ({said}); replayed with a {REPLAY_LIMIT_S:g} s "
+            "limit per step it loaded and played on, so the page does not break there: the machine was too busy, "
+            "and a run that was not played is no evidence")

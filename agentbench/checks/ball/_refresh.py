@@ -28,7 +28,7 @@ from ..browser._play import Run, Step
 from ..browser._refresh import OBSERVE_KEY, T240, InputStep, Observe, Rerun
 from ..browser._registry import ProbeContext
 from ._bodies import balls, follow
-from ._cut import cut_by_limit
+from ._cut import cut_by_limit, unrepeated_break
 from ._probes import EVERY, Spawn, shared_spawn
 from ._tracks import flight_speeds, speeds
 
@@ -99,12 +99,20 @@ async def speed_ratio(ctx: ProbeContext, spawn: Spawn) -> tuple[float | None, fl
     return v60, v240
 
 
-async def _pixel_cut(ctx: ProbeContext, steps: list[InputStep]) -> str | None:
-    """Why the pixel runs are no evidence, if one was cut by the time limit in play (see ``_cut``)."""
+async def _pixel_cut(ctx: ProbeContext, steps: list[InputStep], result: CheckResult) -> str | None:
+    """Why the pixel runs are no evidence, if one was cut by the time limit (see ``_cut``).
+
+    A run cut in play is a session the observer started; one that broke before it was played (at
+    its load, or scrolling the game into view) never got there, and its check said why.
+    """
     sessions: list[PageSession] = ctx.shared.get(SESSIONS_KEY) or []  # type: ignore[assignment]
     for session in [s for s in sessions if s.hung]:
         why = await cut_by_limit(ctx, session, [Step(s.t, s.action) for s in steps],
                                  f"the {session.fps} Hz run of refresh-rate", fps=session.fps, track=EVERY)
+        if why:
+            return why
+    for fps in [f for f in (60, 240) if f not in {s.fps for s in sessions}]:
+        why = await unrepeated_break(ctx, f"the {fps} Hz run of refresh-rate", result.detail, fps=fps, track=EVERY)
         if why:
             return why
     return None
@@ -185,7 +193,7 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
     tell (``_by_flight``).
     """
     spawn = await shared_spawn(ctx)
-    why = (spawn.cut if spawn is not None else None) or await _pixel_cut(ctx, steps)
+    why = (spawn.cut if spawn is not None else None) or await _pixel_cut(ctx, steps, result)
     if why:
         return CheckResult(id=result.id, status="error", detail=why, evidence=result.evidence, data=result.data)
     if spawn is not None and spawn.name is None:
