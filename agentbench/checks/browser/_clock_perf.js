@@ -3,13 +3,13 @@
 // browser makes for that request must read with the URL the page gave, by every reader: an entry's
 // name, toJSON, getEntriesByName (on performance and on an observer's list, which find it by the
 // page's URL and never by ours). Our imports (a classic worker's, in its own timeline; a module worker's,
-// in the page's) are left out by every reader (getEntries, by type, by name, an observer's list and an
-// observer called for them alone). Joined by _workers.py into _clock_workers.js (the page) and
-// _clock_worker.js (a worker, one line: keep every statement ended by a semicolon and comments on
-// lines of their own).
+// in the page's) are left out by every reader (getEntries, by type, by name, an observer's list; in a
+// worker, an observer called for them alone is not called). Joined by _workers.py into
+// _clock_workers.js (the page) and _clock_worker.js (a worker, one line: keep every statement ended
+// by a semicolon and comments on lines of their own).
 // (g, native, ours, hidden): the global; the clock's registry (a replaced function reads as native);
-// a Map of our URLs to the page's; {on(), test(entry)}: whether any entry may be ours to leave out,
-// and whether this one is (or null: none ever is).
+// a Map of our URLs to the page's; {on(), test(entry), observer}: whether any entry may be ours to
+// leave out, whether this one is, whether to keep an observer from a call for ours alone (or null).
 // Costs nothing until a worker is made: every replacement calls the browser's own while ours is empty.
 ((g, native, ours, hidden) => {
   "use strict";
@@ -104,8 +104,9 @@
     put(L.prototype, "getEntries", { getEntries() { return visible(apply(lAll, this, arguments)); } }.getEntries);
     put(L.prototype, "getEntriesByType", { getEntriesByType(type) { return visible(apply(lByType, this, arguments)); } }.getEntriesByType);
   }
-  // An observer the browser would not call (its list holds our entry alone) is not called.
-  if (typeof PO === "function" && L) {
+  // An observer the browser would not call (its list holds our entries alone) is not called (in a
+  // worker only: the callback's wrapper is a frame on its stack, which a page's must never show).
+  if (hidden.observer && typeof PO === "function" && L) {
     const lAll = L.prototype.getEntries;
     function PerformanceObserver(callback) {
       if (!new.target) return apply(PO, this, arguments);

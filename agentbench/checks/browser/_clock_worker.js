@@ -50,7 +50,7 @@
   const PN = { name: g.PerformanceEntry && getDesc(PerformanceEntry.prototype, "name").get,
     byName: PP && PP.getEntriesByName, clear: PP && PP.clearResourceTimings };
   let imported;
-  const hidden = typeof cfg.imp === "string" && PN.name && PN.byName ? { on: () => true, test(e) {
+  const hidden = typeof cfg.imp === "string" && PN.name && PN.byName ? { on: () => true, observer: true, test(e) {
     const n = call(PN.name, e);
     if (n === cfg.cu) return true;
     if (n !== cfg.imp) return false;
