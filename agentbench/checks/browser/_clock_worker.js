@@ -58,6 +58,12 @@
     return e === imported;
   } } : null;
   if (PN.name) (__AB_PERF_JS__)(g, native, ours, hidden);
+  // What a file worker fetches at its own URL (fetch("")) reads as that URL without our query.
+  const ownHref = g.WorkerLocation && getDesc(WorkerLocation.prototype, "href");
+  if (hidden && ownHref && ownHref.get) {
+    const own = call(ownHref.get, g.location), cut = call(String.prototype.indexOf, own, "#");
+    call(Map.prototype.set, ours, cut < 0 ? own : call(String.prototype.slice, own, 0, cut), cfg.imp);
+  }
   if (hidden && PN.clear) {
     define(PP, "clearResourceTimings", { clearResourceTimings() {
       if (imported === undefined) imported = call(PN.byName, g.performance, cfg.imp, "resource")[0] || null;
