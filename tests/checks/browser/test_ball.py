@@ -351,13 +351,25 @@ requestAnimationFrame(loop);
 </script>"""
 
 
-async def test_a_page_that_hangs_in_its_loop_still_fails(runs: GameRuns, tmp_path) -> None:
+HANGS_ON_A_CLICK = """<!doctype html><canvas id="c" width="400" height="300"></canvas><script>
+const g = document.getElementById('c').getContext('2d');
+g.fillStyle = '#eef'; g.fillRect(0, 0, 400, 300); g.fillStyle = '#335'; g.font = '24px sans-serif';
+g.fillText('click to drop a ball', 90, 150);
+document.getElementById('c').addEventListener('click', () => { while (true) {} });  // the drop hangs
+</script>"""
+HUNG = {"its loop 3 s in": (HANGS_AT_3S, "the page broke: the page's script did not finish within 5 s"),
+        "a click": (HANGS_ON_A_CLICK, "the page broke while it was played")}
+
+
+@pytest.mark.parametrize("where", list(HUNG))
+async def test_a_page_that_hangs_still_fails(runs: GameRuns, where: str, tmp_path) -> None:
     # A page that truly hangs is cut by the limit too: replayed with the long limit it is cut again at
     # the same moment (the virtual clock runs it alike every time), so it keeps the verdict it got.
-    (tmp_path / "index.html").write_text(HANGS_AT_3S)
+    page, said = HUNG[where]
+    (tmp_path / "index.html").write_text(page)
     results = {r.id: r for r in await run_browser_checks_async("ball", tmp_path, tmp_path / "ev",
                                                                harness=runs.harness)}
     assert results["load"].status == "pass", explain(results)
     for check in ("motion", "bounds", "energy-loss", "ball-count"):
         assert results[check].status == "fail", explain(results)
-        assert results[check].detail.startswith("the page broke: the page's script did not finish within 5 s")
+        assert results[check].detail.startswith(said), explain(results)
