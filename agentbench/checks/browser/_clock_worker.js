@@ -60,9 +60,9 @@
   if (PN.name) (__AB_PERF_JS__)(g, native, ours, hidden);
   // What a file worker fetches at its own URL (fetch("")) reads as that URL without our query.
   const ownHref = g.WorkerLocation && getDesc(WorkerLocation.prototype, "href");
-  if (hidden && ownHref && ownHref.get) {
-    const own = call(ownHref.get, g.location), cut = call(String.prototype.indexOf, own, "#");
-    call(Map.prototype.set, ours, cut < 0 ? own : call(String.prototype.slice, own, 0, cut), cfg.imp);
+  if (cfg.hash && cfg.loc && ownHref && ownHref.get) {
+    const cut = (url) => { const at = call(String.prototype.indexOf, url, "#"); return at < 0 ? url : call(String.prototype.slice, url, 0, at); };
+    call(Map.prototype.set, ours, cut(call(ownHref.get, g.location)), cut(cfg.loc.href));
   }
   if (hidden && PN.clear) {
     define(PP, "clearResourceTimings", { clearResourceTimings() {
