@@ -22,12 +22,17 @@
     name: getDesc(PE.prototype, "name").get, start: getDesc(PE.prototype, "startTime").get,
     toJSON: RT.prototype.toJSON, mapGet: Map.prototype.get, mapSize: getDesc(Map.prototype, "size").get,
     entries: Map.prototype.entries, next: Object.getPrototypeOf(new Map().entries()).next, String: g.String,
+    indexOf: String.prototype.indexOf, slice: String.prototype.slice, startsWith: String.prototype.startsWith,
   };
   const call = (fn, self, ...args) => apply(fn, self, args);
   const mine = () => call(N.mapSize, ours) > 0;
+  // One of ours reads as the page's URL (with the fragment of the request's, when ours has none).
   const shown = (internal) => {
     const page = call(N.mapGet, ours, internal);
-    return page === undefined ? internal : page;
+    if (page !== undefined) return page;
+    const at = call(N.indexOf, internal, "#");
+    const base = at < 0 ? undefined : call(N.mapGet, ours, call(N.slice, internal, 0, at));
+    return base === undefined ? internal : base + call(N.slice, internal, at);
   };
   // A replacement where the browser has it, with the browser's length and property attributes.
   const put = (obj, name, value) => {
@@ -58,8 +63,8 @@
   put(RT.prototype, "toJSON", { toJSON() {
     const out = apply(toJSON, this, []);
     if (mine()) {
-      const page = call(N.mapGet, ours, call(nameGet, this));
-      if (page !== undefined) defineProperty(out, "name", { value: page, writable: true, enumerable: true, configurable: true });
+      const internal = call(nameGet, this), page = shown(internal);
+      if (page !== internal) defineProperty(out, "name", { value: page, writable: true, enumerable: true, configurable: true });
     }
     return out;
   } }.toJSON);
@@ -76,8 +81,12 @@
     for (let i = 0; i < found.length; i++) if (shown(call(nameGet, found[i])) === name) out[out.length] = found[i];
     const it = call(N.entries, ours);
     for (let step = call(N.next, it); !step.done; step = call(N.next, it)) {
-      if (step.value[1] !== name) continue;
-      const more = visible(apply(fn, self, [step.value[0], ...rest]));
+      const rw = step.value[0], page = step.value[1];
+      let asked = null;
+      if (page === name) asked = rw;
+      else if (call(N.startsWith, name, page + "#") && call(N.indexOf, page, "#") < 0) asked = rw + call(N.slice, name, page.length);
+      if (asked === null) continue;
+      const more = visible(apply(fn, self, [asked, ...rest]));
       if (more.length === 0) continue;
       const merged = [];
       let i = 0, j = 0;

@@ -60,9 +60,24 @@
   if (PN.name) (__AB_PERF_JS__)(g, native, ours, hidden);
   // What a file worker fetches at its own URL (fetch("")) reads as that URL without our query.
   const ownHref = g.WorkerLocation && getDesc(WorkerLocation.prototype, "href");
+  // So do the URLs a request or response made relative to its own URL says it has.
   if (cfg.hash && cfg.loc && ownHref && ownHref.get) {
-    const cut = (url) => { const at = call(String.prototype.indexOf, url, "#"); return at < 0 ? url : call(String.prototype.slice, url, 0, at); };
-    call(Map.prototype.set, ours, cut(call(ownHref.get, g.location)), cut(cfg.loc.href));
+    const indexOf = String.prototype.indexOf, slice = String.prototype.slice, startsWith = String.prototype.startsWith;
+    const cut = (url) => { const at = call(indexOf, url, "#"); return at < 0 ? url : call(slice, url, 0, at); };
+    const real = cut(call(ownHref.get, g.location)), page = cut(cfg.loc.href);
+    call(Map.prototype.set, ours, real, page);
+    const shown = (url) => typeof url === "string" && (url === real || call(startsWith, url, real + "#"))
+      ? page + call(slice, url, real.length) : url;
+    const urls = [[g.Request, "url"], [g.Response, "url"], [g.XMLHttpRequest, "responseURL"]];
+    for (let i = 0; i < urls.length; i++) {
+      const proto = urls[i][0] && urls[i][0].prototype, name = urls[i][1];
+      const was = proto && getDesc(proto, name);
+      if (!was || !was.get) continue;
+      const get = was.get;
+      const mine = getDesc({ get [name]() { return shown(call(get, this)); } }, name).get;
+      native(mine, "get " + name);
+      defineProperty(proto, name, { get: mine, set: was.set, enumerable: was.enumerable, configurable: was.configurable });
+    }
   }
   if (hidden && PN.clear) {
     define(PP, "clearResourceTimings", { clearResourceTimings() {
