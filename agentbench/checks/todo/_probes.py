@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from .._model import CheckResult, Evidence
-from ..browser._find import run_check, settle
+from ..browser._find import REPLAY_LIMIT_S, run_check, settle
 from ..browser._page import PageBroken
 from ..browser._registry import ProbeContext
 from ._app import AddBroken, TodoApp, TodoMap
@@ -46,6 +46,7 @@ class Exploration:
         self.why = ""
         self.shot: Evidence | None = None
         self.duration_s = 0.0
+        self.replayed = ""  # why the exploration was run again, if it was
         self.task = asyncio.ensure_future(self._run())
 
     def _publish(self, fut: asyncio.Future[TodoMap]) -> None:
@@ -54,9 +55,28 @@ class Exploration:
 
     async def _run(self) -> None:
         started = time.monotonic()
-        session = None
         try:
-            session = await self.ctx.harness.open(self.ctx.artefact_dir, self.ctx.entry, confirm=True)
+            if await self._explore(None):
+                # Cut by the harness's step limit: a page that hangs, or a busy machine. Explored
+                # again from a pristine page with a far longer limit (the same frame for frame on
+                # the virtual clock): a page that hangs is cut again and its verdict stands.
+                first = self.why
+                self.todo, self.outcome, self.why, self.shot = TodoMap(), "", "", None
+                await self._explore(REPLAY_LIMIT_S)
+                self.replayed = (f"cut by the harness's time limit per step the first time ({first[:300]}); "
+                                 f"explored again with {REPLAY_LIMIT_S:g} s per step")
+        finally:
+            self.todo.problem = self.why
+            self.duration_s = time.monotonic() - started
+            self._publish(self.adds)
+            self._publish(self.full)
+
+    async def _explore(self, step_timeout_s: float | None) -> bool:
+        """One exploration in its own session; True when the harness's step limit cut it."""
+        session = None
+        limit = {} if step_timeout_s is None else {"step_timeout_s": step_timeout_s}
+        try:
+            session = await self.ctx.harness.open(self.ctx.artefact_dir, self.ctx.entry, confirm=True, **limit)
             if session.broken:
                 raise PageBroken(session.broken)
             await asyncio.wait_for(explore_todo(session, self.todo, lambda _t: self._publish(self.adds)),
@@ -75,12 +95,9 @@ class Exploration:
             self.outcome = "broken" if broken else "error"
             self.why = f"exploring the page failed: {text}"
         finally:
-            self.todo.problem = self.why
             if session is not None:
                 await self._finish(session)
-            self.duration_s = time.monotonic() - started
-            self._publish(self.adds)
-            self._publish(self.full)
+        return bool(session is not None and session.hung)
 
     async def _finish(self, session: PageSession) -> None:
         self.ctx.page_errors.extend(e for e in session.errors if e not in self.ctx.page_errors)
@@ -123,6 +140,8 @@ def _from_map(ex: Exploration, check_id: str, judge: Callable[[TodoMap], CheckRe
                                  detail=f"{ex.why} (before: {result.detail})", evidence=result.evidence)
     if result.status == "fail" and ex.shot is not None:
         result.evidence.append(ex.shot)
+    if ex.replayed:
+        result.data["replayed"] = ex.replayed
     result.duration_s = round(ex.duration_s, 3)
     return result
 

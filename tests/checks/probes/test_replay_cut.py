@@ -1,0 +1,94 @@
+"""Form checks cut by the harness's real-time step limit are played again (issue 29).
+
+Every step that runs page code has a real-time limit (5 s): past it the page is called hung. A
+good page on a machine busy enough to starve it used to be failed ("the page broke while being
+used"). A check or exploration cut so is now played again from a pristine page with
+``REPLAY_LIMIT_S`` per step: on the virtual clock it is the same frame for frame, so a page that
+hangs is cut again (its fail stands) and a starved one gets the verdict a quiet machine gives.
+Here every usual try is cut at once (the limit made 0 s: the busiest machine there is).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from _probe_helpers import DEMO, FIXTURES, explain
+
+from agentbench.checks.browser import BrowserHarness, ProbeContext
+from agentbench.checks.browser._find import REPLAY_LIMIT_S
+from agentbench.checks.converter._probes import probe_converter
+from agentbench.checks.todo._probes import probe_todo
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def harness(chromium_path: str):
+    async with BrowserHarness(chromium_path) as h:
+        yield h
+
+
+@pytest.fixture
+def busiest(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Every session opened with the usual limit gets 0 s (cut at its first step); the limits asked for are kept."""
+    asked: list[float] = []
+    open_session = BrowserHarness.open
+
+    async def open_cut(self, *args, **kwargs):
+        asked.append(kwargs.get("step_timeout_s", 5.0))
+        kwargs.setdefault("step_timeout_s", 0.0)
+        return await open_session(self, *args, **kwargs)
+
+    monkeypatch.setattr(BrowserHarness, "open", open_cut)
+    return asked
+
+
+def _ctx(harness: BrowserHarness, folder: Path, entry: str, tmp_path: Path) -> ProbeContext:
+    return ProbeContext(harness=harness, artefact_dir=folder, entry=entry, evidence_dir=tmp_path / "evidence")
+
+
+async def test_a_good_converter_starved_at_every_step_gets_its_verdict(harness: BrowserHarness, busiest: list[float],
+                                                                       tmp_path: Path) -> None:
+    results = {r.id: r for r in await probe_converter(
+        _ctx(harness, FIXTURES / "converter", "good_select_output.html", tmp_path), ["length", "bad-input"])}
+    assert {r.status for r in results.values()} == {"pass"}, explain(results)
+    for r in results.values():
+        assert "cut by the harness's time limit" in r.data["replayed"], explain(results)
+    assert REPLAY_LIMIT_S in busiest and 5.0 in busiest, busiest
+
+
+async def test_a_good_todo_list_starved_at_every_step_gets_its_verdict(harness: BrowserHarness, busiest: list[float],
+                                                                       tmp_path: Path) -> None:
+    results = {r.id: r for r in await probe_todo(_ctx(harness, DEMO / "careful" / "todo", "index.html", tmp_path))}
+    assert {r.status for r in results.values()} == {"pass"}, explain(results)
+    assert "explored again" in results["persistence"].data["replayed"], explain(results)
+    assert "played again" in results["escaping"].data["replayed"], explain(results)
+
+
+HANGS_ON_INPUT = """<!doctype html><html><body><h1>Unit converter</h1>
+<label>Value <input id="v" type="number" value="1"></label>
+<select id="from"><option>km</option><option>m</option></select>
+<select id="to"><option>m</option><option>km</option></select>
+<output id="out">1000</output>
+<script>
+const f = { km: 1000, m: 1 };
+function show() {
+  const v = parseFloat(document.getElementById("v").value);
+  document.getElementById("out").textContent = String(v * f[from.value] / f[to.value]);
+}
+for (const id of ["from", "to"]) document.getElementById(id).addEventListener("input", show);
+document.getElementById("v").addEventListener("keydown", () => { while (true) {} });  // hangs on a key
+</script></body></html>"""
+
+
+async def test_a_converter_that_hangs_on_input_still_fails(harness: BrowserHarness, tmp_path: Path) -> None:
+    # Not starved: the page itself loops when a value is typed. Played again with the long limit it is
+    # cut again, and the check fails as it always did.
+    folder = tmp_path / "hangs"
+    folder.mkdir()
+    (folder / "index.html").write_text(HANGS_ON_INPUT, encoding="utf-8")
+    length = (await probe_converter(_ctx(harness, folder, "index.html", tmp_path), ["length"]))[0]
+    assert length.status == "fail" and "broke" in length.detail, explain({length.id: length})
+    assert "played again" in length.data["replayed"], explain({length.id: length})
