@@ -38,7 +38,12 @@ async def test_frames_run_at_exact_virtual_times(harness: BrowserHarness, tmp_pa
         assert len(stamps) == 240
         assert stamps == [t0 + n * 1000 / 240 for n in range(1, 241)]  # computed, not accumulated
         assert perf == stamps
-        assert dates[-1] - dates[0] == pytest.approx(1000 - 1000 / 240, abs=1)
+        # Date is read second in the callback: time moves while the page works (issue 28, tell 1), so
+        # on a busy machine it may carry the callback's real time, never past the next frame; and
+        # Date.now() is whole ms. Each Date is its frame's time on Date's scale, plus that work.
+        offsets = [d - t for d, t in zip(dates, stamps, strict=True)]
+        assert max(offsets) - min(offsets) < 1000 / 240 + 1, offsets
+        assert dates[-1] - dates[0] == pytest.approx(1000 - 1000 / 240, abs=1000 / 240 + 1)
         assert s.now_ms == pytest.approx(1000)
     finally:
         await s.close()
