@@ -21,7 +21,7 @@ from ...errors import CheckError
 from .._model import CheckResult, Evidence
 from ._frames import Frame
 from ._harness import ORIGIN, BrowserHarness
-from ._page import PageBroken, PageSession
+from ._page import REPLAY_LIMIT_S, PageBroken, PageSession
 from ._play import Run
 from ._refresh import refresh_rate_check
 from ._registry import (
@@ -69,16 +69,41 @@ async def _load_check(ctx: ProbeContext) -> CheckResult:
     For a task whose probes start from the no-input run (``task_probes(..., load_run=...)``) the
     load session is that run (a :class:`Run` on their capture grid) and is handed on open to them
     once judged (``take_load_run``): one page load fewer per check, the same frames.
+
+    A load cut by the harness's real-time step limit is tried again with ``REPLAY_LIMIT_S`` per step
+    (issue 29): the same frame for frame on the virtual clock, so a page that hangs as it loads is
+    cut again (``fail``) and one starved by a busy machine is judged as a quiet machine judges it.
     """
     started = time.monotonic()
+    result, cut = await _load_try(ctx, started, None)
+    if cut:
+        first = result.detail
+        result, _ = await _load_try(ctx, started, REPLAY_LIMIT_S)
+        result.data["replayed"] = (f"cut by the harness's time limit per step the first time ({first[:300]}); "
+                                   f"loaded again with {REPLAY_LIMIT_S:g} s per step")
+        result.duration_s = time.monotonic() - started
+    return result
+
+
+async def _load_try(ctx: ProbeContext, started: float, step_timeout_s: float | None) -> tuple[CheckResult, bool]:
+    """One try of the load check, and whether the step limit cut it (then its run is not handed on:
+    the next try's is, or None after the last)."""
     run: Run | None = None
+    last = step_timeout_s is not None
     if ctx.load_run is not None:
-        run = await Run.open(ctx, every=ctx.load_run.every)
+        run = await Run.open(ctx, every=ctx.load_run.every, step_timeout_s=step_timeout_s)
         session = run.session
         if ctx.load_run.track_bodies and not session.broken:
             await session.track_bodies(ctx.load_run.track_bodies)
     else:
-        session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60)
+        limit = {} if step_timeout_s is None else {"step_timeout_s": step_timeout_s}
+        session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60, **limit)
+    result = await _load_judged(ctx, run, session, started, last)
+    return result, bool(session.hung) and not last
+
+
+async def _load_judged(ctx: ProbeContext, run: Run | None, session: PageSession, started: float,
+                       last: bool) -> CheckResult:
     handed = False
     try:
         if not session.broken:
@@ -104,7 +129,8 @@ async def _load_check(ctx: ProbeContext) -> CheckResult:
                            duration_s=time.monotonic() - started)
     finally:
         if not handed:
-            ctx.offer_load_run(None)
+            if last or not session.hung:  # a cut try leaves the offer to the next
+                ctx.offer_load_run(None)
             await session.close()
 
 

@@ -20,7 +20,7 @@ import structlog
 
 from ...errors import CheckError
 from .._model import CheckResult, Evidence
-from ._page import PageBroken
+from ._page import REPLAY_LIMIT_S, PageBroken
 from ._registry import ProbeContext
 
 if TYPE_CHECKING:
@@ -58,9 +58,6 @@ _ANIMATION_BUDGET_S = 8.0  # virtual seconds per page of reads whose animations 
 # never stops animating is then read as it is (animations that end in time cost nothing of it)
 _FRAME_LIMIT_S = 20.0  # real seconds for the browser to render two frames: only a page that hangs it reaches this
 _CHECK_LIMIT_S = 30.0  # per check; the harness gives all of a task's checks 240 s
-#: A check (or an exploration) cut by the usual step limit (5 s of real time: a page that hangs, or a
-#: machine too busy to run it) is played again with this limit per step: 4x the usual.
-REPLAY_LIMIT_S = 20.0
 _animation_budget: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
 
 

@@ -16,7 +16,7 @@ import pytest
 import pytest_asyncio
 from _probe_helpers import DEMO, FIXTURES, explain
 
-from agentbench.checks.browser import BrowserHarness, ProbeContext
+from agentbench.checks.browser import BrowserHarness, ProbeContext, run_browser_checks_async
 from agentbench.checks.browser._find import REPLAY_LIMIT_S
 from agentbench.checks.converter._probes import probe_converter
 from agentbench.checks.todo._probes import probe_todo
@@ -92,3 +92,26 @@ async def test_a_converter_that_hangs_on_input_still_fails(harness: BrowserHarne
     length = (await probe_converter(_ctx(harness, folder, "index.html", tmp_path), ["length"]))[0]
     assert length.status == "fail" and "broke" in length.detail, explain({length.id: length})
     assert "played again" in length.data["replayed"], explain({length.id: length})
+
+
+async def test_a_load_starved_at_every_step_is_loaded_again(chromium_path: str, busiest: list[float],
+                                                            tmp_path: Path) -> None:
+    # The load check's run: cut at once, loaded again with the long limit and judged (it was `fail`,
+    # and every other check of the page was called off with it).
+    results = {r.id: r for r in await run_browser_checks_async(
+        "converter", DEMO / "careful" / "converter", tmp_path / "evidence", entry="index.html",
+        chromium_path=chromium_path)}
+    assert results["load"].status == "pass", explain(results)
+    assert "loaded again" in results["load"].data["replayed"], explain(results)
+    assert {r.status for r in results.values()} == {"pass"}, explain(results)
+
+
+async def test_a_page_that_hangs_as_it_loads_still_fails_load(chromium_path: str, tmp_path: Path) -> None:
+    folder = tmp_path / "hangs-at-load"
+    folder.mkdir()
+    (folder / "index.html").write_text("<h1>Unit converter</h1><script>while (true) {}</script>", encoding="utf-8")
+    results = {r.id: r for r in await run_browser_checks_async(
+        "converter", folder, tmp_path / "evidence", entry="index.html", chromium_path=chromium_path)}
+    load = results["load"]
+    assert load.status == "fail" and "did not finish" in load.detail, explain(results)
+    assert "loaded again" in load.data["replayed"], explain(results)
