@@ -45,22 +45,17 @@
   } }.toString, "toString"), false);
 
   // The timeline: our nested workers' URLs read as the worker gave them; the worker's own timeline
-  // leaves out our imports (the clock's script, and the first import of its own script).
+  // leaves out our imports (the clock's script and its own, each under our query).
   const ours = new Map(), PP = g.Performance && Performance.prototype;
-  const PN = { name: g.PerformanceEntry && getDesc(PerformanceEntry.prototype, "name").get,
-    byName: PP && PP.getEntriesByName, clear: PP && PP.clearResourceTimings };
-  let imported;
-  const hidden = typeof cfg.imp === "string" && PN.name && PN.byName ? { on: () => true, observer: true, test(e) {
-    const n = call(PN.name, e);
-    if (n === cfg.cu) return true;
-    if (n !== cfg.imp) return false;
-    if (imported === undefined) imported = call(PN.byName, g.performance, cfg.imp, "resource")[0];
-    return e === imported;
+  const entryName = g.PerformanceEntry && getDesc(PerformanceEntry.prototype, "name").get;
+  const hidden = typeof cfg.imp === "string" && entryName ? { on: () => true, observer: true, test(e) {
+    const n = call(entryName, e);
+    return n === cfg.cu || n === cfg.imp;
   } } : null;
-  if (PN.name) (__AB_PERF_JS__)(g, native, ours, hidden);
-  // What a file worker fetches at its own URL (fetch("")) reads as that URL without our query.
+  if (entryName && PP) (__AB_PERF_JS__)(g, native, ours, hidden);
+  // What a file worker fetches at its own URL (fetch("")) reads as that URL without our query; so do
+  // the URLs a request or response made relative to its own URL says it has.
   const ownHref = g.WorkerLocation && getDesc(WorkerLocation.prototype, "href");
-  // So do the URLs a request or response made relative to its own URL says it has.
   if (cfg.hash && cfg.loc && ownHref && ownHref.get) {
     const indexOf = String.prototype.indexOf, slice = String.prototype.slice, startsWith = String.prototype.startsWith;
     const cut = (url) => { const at = call(indexOf, url, "#"); return at < 0 ? url : call(slice, url, 0, at); };
@@ -78,12 +73,6 @@
       native(mine, "get " + name);
       defineProperty(proto, name, { get: mine, set: was.set, enumerable: was.enumerable, configurable: was.configurable });
     }
-  }
-  if (hidden && PN.clear) {
-    define(PP, "clearResourceTimings", { clearResourceTimings() {
-      if (imported === undefined) imported = call(PN.byName, g.performance, cfg.imp, "resource")[0] || null;
-      return apply(PN.clear, this, arguments);
-    } }.clearResourceTimings);
   }
 
   const S = { now: 0, frameTime: 0, reads: 0, started: false, timers: [], byId: {}, next: 1, nest: 0,
@@ -230,12 +219,14 @@
 
   // The page's time comes over a BroadcastChannel of a secret name, or, for a data: worker (an opaque
   // origin), over the worker's own port, tagged with the secret (taken off before any listener of its).
-  const port = typeof cfg.port === "string" ? cfg.port : null;
-  const bc = port === null ? new N.BC(cfg.bc) : null;
+  // A data: worker's URL holds no secret: it learns the tag from the page's first message (the marker,
+  // posted before any page code can post).
+  let port = null;
+  const bc = cfg.port ? null : new N.BC(cfg.bc);
   const say = (msg) => {
     try {
-      if (port === null) call(N.bcPost, bc, msg);
-      else { msg.ab = port; call(N.selfPost, g, msg); }
+      if (bc !== null) call(N.bcPost, bc, msg);
+      else if (port !== null) { msg.ab = port; call(N.selfPost, g, msg); }
     } catch (e) { S.reads = 0; }
   };
   function pushed(m) {
@@ -251,7 +242,9 @@
   call(N.on, g, "message", (ev) => {
     const m = call(N.data, ev);
     if (port !== null && m !== null && typeof m === "object" && m.ab === port) { call(N.stop, ev); pushed(m); return; }
-    if (S.started || m !== cfg.marker) return;
+    if (S.started) return;
+    if (cfg.port && typeof m === "string") port = m;
+    else if (m !== cfg.marker) return;
     call(N.stop, ev);
     S.started = true;
     say({ t: "ready", id: cfg.id });

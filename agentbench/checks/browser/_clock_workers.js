@@ -31,7 +31,8 @@
     indexOf: String.prototype.indexOf, slice: String.prototype.slice, URL: window.URL,
     urlHref: getDesc(URL.prototype, "href").get, encode: encodeURIComponent,
     urlPath: getDesc(URL.prototype, "pathname").get, urlSearch: getDesc(URL.prototype, "search").get,
-    urlHash: getDesc(URL.prototype, "hash").get,
+    urlHash: getDesc(URL.prototype, "hash").get, endsWith: String.prototype.endsWith, atob: window.atob,
+    btoa: window.btoa,
     stop: Event.prototype.stopImmediatePropagation, baseURI: getDesc(Node.prototype, "baseURI").get,
   };
   const origin = window.location.origin;
@@ -186,9 +187,10 @@
     if (file !== null) {
       const cut = call(N.indexOf, file, "#"), bare = cut < 0 ? file : call(N.slice, file, 0, cut);
       const sep = call(N.indexOf, bare, "?") < 0 ? "?" : "&";
-      // A module's fragment is its URL's (import.meta.url): its import of ours keeps it.
-      const value = id + "_" + rel0 + "_" + date0 + "_" + seed +
-        (module ? "_m" + (cut < 0 ? "" : "_" + call(N.encode, undefined, call(N.slice, file, cut + 1))) : "");
+      // The page's fragment (never sent) goes along: our import of the script keeps it (a stack's frames,
+      // a module's import.meta.url show it).
+      const value = id + "_" + rel0 + "_" + date0 + "_" + seed + (module ? "_m" : "_k") +
+        (cut < 0 ? "" : "_" + call(N.encode, undefined, call(N.slice, file, cut + 1)));
       args[0] = bare + sep + cfg.wkey + "=" + value + (cut < 0 ? "" : call(N.slice, file, cut));
       call(N.mapSet, ours, args[0], file);
       if (module) mods[mods.length] = { clock: bare + sep + cfg.wkey + "=c" + value, imp: file, entry: undefined };
@@ -197,9 +199,11 @@
     // A classic data: worker: a data: URL of ours (its origin stays opaque) with the clock, talking
     // over the worker's port, then an import of the page's data: URL (its stack and strictness hold).
     if (data !== null) {
-      const dcfg = { port: marker, id, rel0, date0, seed, marker, key: cfg.wkey, loc: data };
+      // Its URL holds no secret (the tag comes in the first message); our frames name the page's URL.
+      const dcfg = { port: true, id, rel0, date0, seed, loc: data };
+      const named = call(N.indexOf, data.href, " ") >= 0 ? "" : "\n//# sourceURL=" + data.href;
       args[0] = "data:text/javascript," + call(N.encode, undefined, workerJs + "(" + call(N.stringify, JSON, dcfg) +
-        ");importScripts(" + call(N.stringify, JSON, data.href) + ");");
+        ");importScripts(" + call(N.stringify, JSON, named ? dataNamed(data.href, named) : data.href) + ");" + named);
       return started(id, construct(NWorker, args, new.target), true);
     }
     const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker, src: workerJs, key: cfg.wkey,
@@ -224,6 +228,24 @@
       call(N.revokeURL, URL, own);
     }
     return started(id, w, false);
+  }
+  // The page's data: script named by its own URL, fragment included, as a browser names a worker's
+  // script (an import drops the fragment): the name appended to its text (percent-encoded, or in its
+  // base64); as it is when it names itself or cannot be read.
+  function dataNamed(href, named) {
+    try {
+      const hash = call(N.indexOf, href, "#"), bare = hash < 0 ? href : call(N.slice, href, 0, hash);
+      const comma = call(N.indexOf, bare, ","), meta = call(N.slice, bare, 0, comma), body = call(N.slice, bare, comma + 1);
+      if (comma < 0) return href;
+      if (!call(N.endsWith, meta, ";base64")) {
+        return call(N.indexOf, body, "sourceURL") >= 0 ? href : bare + call(N.encode, undefined, named);
+      }
+      if (call(N.indexOf, body, "%") >= 0) return href;
+      const text = call(N.atob, window, body);
+      return call(N.indexOf, text, "sourceURL") >= 0 ? href : meta + "," + call(N.btoa, window, text + named);
+    } catch (e) {
+      return href;
+    }
   }
   // A classic worker's data: URL, as its location reads it (else null).
   function dataURL(scriptURL, opts) {

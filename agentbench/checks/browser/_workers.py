@@ -58,7 +58,7 @@ PAGE_JS = "\n" + _read("_clock_workers.js").replace("__AB_WORKER_JS__", json.dum
     "__AB_PERF_JS__", PERF_JS)
 #: The frame step's side, joined after the view (``__AB_VIEW_CONFIG__``).
 VIEW_JS = _read("_workers_view.js")
-CLOCK_TAG = "c"  # our query's value for the worker clock's own script
+CLOCK_TAG, SCRIPT_TAG = "c", "s"  # our query's value for the worker clock / for our import of the script
 
 
 def worker_key(channel: str) -> str:
@@ -73,16 +73,19 @@ def serve_worker(url: str, resource_type: str, channel: str, root: Path,
     script of the artefact's with it); None for any other URL.
 
     The query's value is what the page knew when it made the worker: its number, the page's time and
-    Date then, its seed, and ``m`` for a module worker (with the page's fragment, when it gave one).
+    Date then, its seed, ``k`` or ``m`` (classic or module) and the page's fragment, when it gave one.
     - The worker's script itself (a ``script`` request): a wrapper that imports the worker clock (the
-      same URL with our value after ``c``) and then the script at its own URL (``importScripts``, or
-      two static imports for a module, which run in that order before anything else), so its relative
-      URLs, strictness and line numbers hold. The wrapper is padded to the script's own size (when
-      the script is larger): the page's timeline entry for the request reads the script's sizes.
-    - The worker clock (``c`` and our value), with the secrets, which never travel in a URL.
+      same URL with ``c`` before our value) and then the script (``importScripts`` of it under ``s``
+      before our value, or, for a module, a static import of it at its own URL and fragment, which
+      run in that order before anything else), so its relative URLs, strictness and line numbers
+      hold. The wrapper is padded to the script's own size (when the script is larger): the page's
+      timeline entry for the request reads the script's sizes.
+    - The worker clock (``c``), with the secrets, which never travel in a URL.
+    - The script for a classic worker's import (``s``): the file, named (``sourceURL``) by the URL and
+      fragment the page gave, as a person's browser names a worker's script in a stack and an error.
     - Anything else the worker asks for at its own URL (``fetch("")``): the file, as without the query.
-    Both scripts of ours name the worker's script as their source (a stack shows its URL). A file that
-    is not there, too large or over the session's budget answers as it would plainly.
+    Our scripts name the worker's as their source too. A file that is not there, too large or over the
+    session's budget answers as it would plainly.
     """
     key = worker_key(channel)
     # The page put our query last (before a fragment, which the browser never sends): cut it off as
@@ -91,36 +94,41 @@ def serve_worker(url: str, resource_type: str, channel: str, root: Path,
     if found is None:
         return None
     original, value = url[:found.start()], found.group(1)
-    clock = value.startswith(CLOCK_TAG)
-    value = value.removeprefix(CLOCK_TAG)
+    tag = value[:1] if value[:1] in (CLOCK_TAG, SCRIPT_TAG) else ""
+    value = value[len(tag):]
     fields = value.split("_", 5)
     try:
         id_, rel0, date0, seed = fields[:4]
         module = fields[4:5] == ["m"]
-        if len(fields) != 4 and not module:
+        if len(fields) != 4 and fields[4] not in ("k", "m"):
             raise ValueError(value)
-        # A module's import of its script keeps the page's fragment (import.meta.url shows it).
         fragment = "#" + unquote(fields[5]) if len(fields) == 6 else ""
         # A worker the page made has a number; one a worker made, "parent.n" (see _clock_worker.js).
         cfg: dict[str, Any] = {"id": int(id_) if id_.isdigit() else id_, "rel0": float(rel0),
                                "date0": float(date0), "seed": int(seed)}
     except ValueError:
-        clock, module, fragment, cfg = False, False, "", {}
-    query = urlsplit(original).query
-    source = f"\n//# sourceURL={original}"
-    clock_url = f"{original}{'&' if '?' in original else '?'}{key}={CLOCK_TAG}{value}"
-    if clock:
+        tag, module, fragment, cfg = "", False, "", {}
+    named = f"{original}{fragment}"
+    source = f"\n//# sourceURL={named}"
+    ours = f"{original}{'&' if '?' in original else '?'}{key}="
+    clock_url, script_url = f"{ours}{CLOCK_TAG}{value}", f"{ours}{SCRIPT_TAG}{value}"
+    if tag == CLOCK_TAG:
+        query = urlsplit(original).query
         cfg |= {"key": key, "cu": clock_url, "hash": True, "bc": channel + ":bc", "marker": channel + ":started",
                 "src": WORKER_JS, "loc": {"href": original, "search": f"?{query}" if query else ""}}
         if not module:  # a classic worker's own timeline keeps our imports (a module's: the page's)
-            cfg["imp"] = original
+            cfg["imp"] = script_url
         return 200, f"{WORKER_JS}({json.dumps(cfg)});{source}".encode(), "text/javascript"
     status, body, ctype = serve_file(root, unquote(urlsplit(original).path), budget)
-    if status != 200 or resource_type != "script" or not cfg:
+    if status != 200 or not cfg:
+        return status, body, ctype
+    if tag == SCRIPT_TAG:  # (a script of its own naming keeps it: the last name given wins)
+        return status, body if b"sourceURL=" in body else body + source.encode(), ctype
+    if resource_type != "script":
         return status, body, ctype
     if module:
-        wrapped = f"import {json.dumps(clock_url)};import {json.dumps(original + fragment)};".encode()
+        wrapped = f"import {json.dumps(clock_url)};import {json.dumps(named)};".encode()
     else:
-        wrapped = f"importScripts({json.dumps(clock_url)});importScripts({json.dumps(original)});".encode()
+        wrapped = f"importScripts({json.dumps(clock_url)});importScripts({json.dumps(script_url)});".encode()
     pad = len(body) - len(wrapped) - len(source.encode())
     return 200, wrapped + b" " * max(0, pad) + source.encode(), ctype

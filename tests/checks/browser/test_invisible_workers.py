@@ -86,10 +86,12 @@ async def in_a_browser(chromium_path: str, kind: str) -> dict[str, Any]:
 
 
 def _readings(seen: dict[str, Any]) -> dict[str, Any]:
-    """What must read the same as in a person's browser (not the clocks, nor the stack's own frames,
-    which are tell 9's)."""
+    """What must read the same as in a person's browser: not the clocks, nor the frames of ours below
+    a worker's timer callback (tell 9's), but the callback's own frame."""
+    worker = seen["worker"]
     return {k: v for k, v in seen.items() if k not in ("worker", "clock")} | {
-        "worker": {k: v for k, v in seen["worker"].items() if k not in ("stack", "clock")}}
+        "worker": {k: v for k, v in worker.items() if k not in ("stack", "clock")}
+        | ({"frame": worker["stack"].split("\n")[:2]} if "stack" in worker else {})}
 
 
 async def test_the_worker_scripts_entries_read_as_in_a_browser(under_test: tuple[dict[str, Any], str],
@@ -110,13 +112,14 @@ async def test_the_worker_scripts_entries_read_as_in_a_browser(under_test: tuple
 
 async def test_the_worker_runs_on_the_page_clock(under_test: tuple[dict[str, Any], str]) -> None:
     """Its first statement (a module's first import) reads 0 and the page's Date when it was made; asked
-    after 120 frames, its clocks have run with the page's and its 100 ms interval with them."""
+    after 120 frames, its clocks read (as it is asked) the page's, at most a frame behind, and its
+    100 ms interval has run with them."""
     seen, _ = under_test
     clock, page = seen["worker"]["clock"], seen["clock"]
     assert clock["t0"] == 0, clock
     assert -1 <= page["madeAt"][1] - clock["d0"] <= FRAME_MS, (clock, page)
-    assert abs(page["askedAt"][0] - page["madeAt"][0] - clock["now"]) <= FRAME_MS + 1, (clock, page)
-    assert 0 <= page["askedAt"][1] + FRAME_MS - clock["date"] <= 2 * FRAME_MS + 1, (clock, page)
+    assert 0 <= page["askedAt"][0] - page["madeAt"][0] - clock["now"] <= FRAME_MS + 1, (clock, page)
+    assert 0 <= page["askedAt"][1] - clock["date"] <= FRAME_MS + 1, (clock, page)
     assert clock["ticks"] == int(clock["now"] // 100) and clock["ticks"] >= 19, clock
 
 
@@ -129,8 +132,7 @@ async def test_nothing_a_page_or_worker_reads_names_our_query_or_the_secret(
     assert worker_key(channel) not in text
     pieces = {channel[i:i + 6] for i in range(len(channel) - 5)}
     assert not [p for p in pieces if p in text], text
-    if "stack" in seen["worker"]:
-        assert "worker_perf.js" in seen["worker"]["stack"]  # the stack was read (and names the script)
+    assert "at " in seen["worker"].get("stack", "at ")  # the stack was read
 
 
 async def test_the_query_key_is_not_a_part_of_the_secret() -> None:
