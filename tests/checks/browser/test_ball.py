@@ -227,8 +227,7 @@ async def test_free_flight_ends_at_the_first_contact() -> None:
 PROBE_CUTS = {"the watch in play": "dt_class.html", "the watch reading the balls": "dt_class.html",
               "a spawn try at its load": "click_to_drop.html"}
 REFRESH_CUTS = {"the 60 Hz pixel run": ("dt_class.html", "the 60 Hz run of refresh-rate"),
-                "the 240 Hz pixel run at its load": ("dt_class.html", "the 240 Hz run of refresh-rate broke before"),
-                "the 240 Hz speed run": ("click_to_drop.html", "the 240 Hz run measuring the balls' speed")}
+                "the 240 Hz pixel run at its load": ("dt_class.html", "the 240 Hz run of refresh-rate broke before")}
 
 
 @pytest.mark.parametrize("cut", list(PROBE_CUTS))
@@ -282,9 +281,8 @@ async def test_a_probe_run_cut_by_the_time_limit_is_no_evidence(runs: GameRuns, 
 async def test_a_refresh_run_cut_by_the_time_limit_is_no_evidence(runs: GameRuns, cut: str,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     # Before: the 60 Hz pixel run cut at its start (or the 240 Hz one at its load) failed refresh-rate
-    # ("could not be run"); the 240 Hz speed run cut raised PageBroken.
+    # ("could not be run").
     from agentbench.checks.ball import _refresh
-    from agentbench.checks.browser._play import Run
     from agentbench.checks.browser._refresh import Observe
 
     if cut == "the 60 Hz pixel run":
@@ -312,16 +310,6 @@ async def test_a_refresh_run_cut_by_the_time_limit_is_no_evidence(runs: GameRuns
             return await open_session(self, *args, **kwargs)
 
         monkeypatch.setattr(BrowserHarness, "open", open_cut)
-    else:
-        class RunCut(Run):
-            @classmethod
-            async def open(cls, ctx, *, fps=60, every=0.05, capture_width=160):
-                run = await Run.open(ctx, fps=fps, every=every, capture_width=capture_width)
-                if fps == 240:
-                    run.session.step_timeout_s = 0.0
-                return run
-
-        monkeypatch.setattr(_refresh, "Run", RunCut)
     fresh = GameRuns(runs.harness, "ball", runs.root / cut.replace(" ", "-"))
     name, what = REFRESH_CUTS[cut]
     result = await fresh.refresh(name)
@@ -329,6 +317,34 @@ async def test_a_refresh_run_cut_by_the_time_limit_is_no_evidence(runs: GameRuns
     assert "could not tell" in result.detail and "did not finish within 0 s" in result.detail, explain(result)
     assert what in result.detail, explain(result)
 
+
+
+@pytest.mark.parametrize("name", ["click_to_drop.html", "hold_spawn_framelocked.html"])
+async def test_a_speed_run_cut_by_the_time_limit_is_measured_again(runs: GameRuns, name: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # A heavy page's 240 Hz speed run can outlast the step limit in a container that is not busy at
+    # all (the corpus's press-to-spawn fountain did: refresh-rate said "could not tell"). The run is
+    # played again with the long limit and measured there: the quiet machine's verdict.
+    from agentbench.checks.ball import _refresh
+    from agentbench.checks.browser._play import Run
+
+    cut: list[int] = []
+
+    class RunCut(Run):
+        @classmethod
+        async def open(cls, ctx, *, fps=60, every=0.05, capture_width=160, step_timeout_s=None):
+            run = await Run.open(ctx, fps=fps, every=every, capture_width=capture_width, step_timeout_s=step_timeout_s)
+            if fps == 240 and step_timeout_s is None:
+                run.session.step_timeout_s = 0.0
+                cut.append(1)
+            return run
+
+    monkeypatch.setattr(_refresh, "Run", RunCut)
+    fresh = GameRuns(runs.harness, "ball", runs.root / f"speed-cut-{name}")
+    result = await fresh.refresh(name)
+    assert cut, "no 240 Hz speed run was opened"
+    assert result.status == REFRESH[name], explain(result)
+    assert result.data.get("speed_240hz"), explain(result)
 
 HANGS_AT_3S = """<!doctype html><canvas id="c" width="400" height="300"></canvas><script>
 const g = document.getElementById('c').getContext('2d');
