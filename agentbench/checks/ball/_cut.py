@@ -18,14 +18,12 @@ from __future__ import annotations
 import asyncio
 
 from ...errors import CheckError
-from ..browser._page import REPLAY_LIMIT_S as _ENGINE_REPLAY_LIMIT_S
-from ..browser._page import PageBroken, PageSession
+from ..browser._page import REPLAY_LIMIT_S, PageBroken, PageSession
 from ..browser._play import Run, Step
 from ..browser._registry import ProbeContext
 
 __all__ = ["REPLAY_LIMIT_S", "cut_by_limit", "unrepeated_break"]
 
-REPLAY_LIMIT_S = _ENGINE_REPLAY_LIMIT_S  # the replay's real-time limit per step (the engine's, 4x the usual 5 s)
 REPLAY_WAIT_S = 90.0   # the longest the replay may take in all (a busy machine): then could not tell
 SLACK = 0.6            # virtual s: a step plays at most 30 frames (0.5 s) or one held input (HOLD)
 EVERY_S = 5.0          # the replay's pixel captures: few (it is read for where it was cut, not for pixels)

@@ -96,8 +96,7 @@ async def _load_try(ctx: ProbeContext, started: float, step_timeout_s: float | N
         if ctx.load_run.track_bodies and not session.broken:
             await session.track_bodies(ctx.load_run.track_bodies)
     else:
-        limit = {} if step_timeout_s is None else {"step_timeout_s": step_timeout_s}
-        session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60, **limit)
+        session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=60, step_timeout_s=step_timeout_s)
     result = await _load_judged(ctx, run, session, started, last)
     return result, bool(session.hung) and not last
 

@@ -266,9 +266,8 @@ async def _attempt(ctx: ProbeContext, check_id: str, body: CheckBody, step_timeo
                    ) -> tuple[CheckResult, bool]:
     """One try of ``run_check``'s: the result and whether the step limit cut it."""
     session = None
-    limit = {} if step_timeout_s is None else {"step_timeout_s": step_timeout_s}
     try:
-        session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, **limit)
+        session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, step_timeout_s=step_timeout_s)
         seen = len(session.errors)
         try:
             if session.broken:

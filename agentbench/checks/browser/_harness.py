@@ -36,7 +36,7 @@ from ...errors import CheckError
 from .._chromium_flags import CHROMIUM_ARGS, IGNORED_DEFAULT_ARGS
 from . import _workers
 from ._frames import Frame
-from ._page import ORIGIN, PageBroken, PageSession
+from ._page import ORIGIN, STEP_LIMIT_S, PageBroken, PageSession
 from ._scripts import CLOCK_JS
 from ._serve import ServeBudget, is_plain_file, serve_file
 from ._slot import CheckClock, Slot
@@ -156,7 +156,7 @@ class BrowserHarness:
         return self._checks.get(root) or self.begin_check(root)
 
     async def open(self, artefact_dir: Path, entry: str = "index.html", *, fps: int = 60, seed: int | None = None,
-                   viewport: tuple[int, int] = (800, 600), step_timeout_s: float = 5.0,
+                   viewport: tuple[int, int] = (800, 600), step_timeout_s: float | None = None,
                    capture_width: int = 160, confirm: bool = False) -> PageSession:
         """Open the artefact on a pristine page with the virtual clock at ``fps``; returns after load.
 
@@ -164,7 +164,8 @@ class BrowserHarness:
         comes back with ``session.broken`` set. Raises CheckError when the harness itself fails.
         Waits while ``max_sessions`` sessions are open; ``session.close()`` frees the place.
         ``confirm``: the page's ``confirm()`` dialogs are answered OK (as the person who asked for
-        what they confirm answers them), else Cancel.
+        what they confirm answers them), else Cancel. ``step_timeout_s``: the real-time limit per step
+        (None: ``STEP_LIMIT_S``; a replay of a cut run asks for ``REPLAY_LIMIT_S``).
         """
         if self._browser is None:
             raise CheckError("BrowserHarness.open called before start() / async with")
@@ -177,8 +178,8 @@ class BrowserHarness:
             raise CheckError(f"no browser session came free in 600 s ({self.max_sessions} open: "
                              "a session that was never closed?)") from None
         try:
-            session = PageSession(self, fps=fps, step_timeout_s=step_timeout_s, viewport=viewport,
-                                  capture_width=capture_width)
+            limit = STEP_LIMIT_S if step_timeout_s is None else step_timeout_s
+            session = PageSession(self, fps=fps, step_timeout_s=limit, viewport=viewport, capture_width=capture_width)
             session.confirm = confirm
             slot = self._take(viewport)
             if slot is not None and not await self._wipe(slot):

@@ -36,6 +36,8 @@ __all__ = ["ORIGIN", "PageBroken", "PageSession"]
 log = structlog.get_logger()
 T = TypeVar("T")
 CHUNK_FRAMES = 30  # frames per evaluate: small enough that the time limit means "hung"
+#: The usual real-time limit per step that runs page code: past it the page is called hung.
+STEP_LIMIT_S = 5.0
 #: A check, exploration or load cut by the usual step limit (5 s of real time: a page that hangs, or a
 #: machine too busy to run it) is played again with this limit per step: 4x the usual (issue 29).
 REPLAY_LIMIT_S = 20.0

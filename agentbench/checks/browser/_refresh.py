@@ -299,8 +299,8 @@ async def _run(ctx: ProbeContext, fps: int, steps: list[InputStep], duration: fl
 
 async def _run_once(ctx: ProbeContext, fps: int, steps: list[InputStep], duration: float, every: float,
                     step_timeout_s: float | None) -> tuple[list[Frame], str | None, bool]:
-    limit = {} if step_timeout_s is None else {"step_timeout_s": step_timeout_s}
-    session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=fps, capture_width=CAPTURE_WIDTH, **limit)
+    session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=fps, capture_width=CAPTURE_WIDTH,
+                                     step_timeout_s=step_timeout_s)
     try:
         observe = ctx.shared.get(OBSERVE_KEY)
         if not session.broken:

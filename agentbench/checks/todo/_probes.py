@@ -74,9 +74,9 @@ class Exploration:
     async def _explore(self, step_timeout_s: float | None) -> bool:
         """One exploration in its own session; True when the harness's step limit cut it."""
         session = None
-        limit = {} if step_timeout_s is None else {"step_timeout_s": step_timeout_s}
         try:
-            session = await self.ctx.harness.open(self.ctx.artefact_dir, self.ctx.entry, confirm=True, **limit)
+            session = await self.ctx.harness.open(self.ctx.artefact_dir, self.ctx.entry, confirm=True,
+                                                  step_timeout_s=step_timeout_s)
             if session.broken:
                 raise PageBroken(session.broken)
             await asyncio.wait_for(explore_todo(session, self.todo, lambda _t: self._publish(self.adds)),

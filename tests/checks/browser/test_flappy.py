@@ -256,7 +256,7 @@ async def test_a_refresh_rate_run_cut_by_the_time_limit_is_played_again(runs: Ga
     cut: list[int] = []
 
     async def open_cut(self, *args, **kwargs):
-        if kwargs.get("fps") == 240 and "step_timeout_s" not in kwargs:
+        if kwargs.get("fps") == 240 and kwargs.get("step_timeout_s") is None:
             kwargs["step_timeout_s"] = 0.0
             cut.append(1)
         return await open_session(self, *args, **kwargs)

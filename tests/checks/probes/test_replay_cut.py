@@ -37,8 +37,9 @@ def busiest(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     open_session = BrowserHarness.open
 
     async def open_cut(self, *args, **kwargs):
-        asked.append(kwargs.get("step_timeout_s", 5.0))
-        kwargs.setdefault("step_timeout_s", 0.0)
+        asked.append(kwargs.get("step_timeout_s") or 5.0)
+        if kwargs.get("step_timeout_s") is None:
+            kwargs["step_timeout_s"] = 0.0
         return await open_session(self, *args, **kwargs)
 
     monkeypatch.setattr(BrowserHarness, "open", open_cut)
