@@ -66,7 +66,7 @@ _animation_budget: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictio
 # also says how long the running CSS animations have left (they follow the virtual clock).
 _LIBRARY = "find"
 _SOURCE = ("(() => {\n" + _JS + "\nreturn Object.assign(AB, "
-           "{ call: (a) => ({ r: AB[a.fn](a.arg), anim: AB.animating() }) }); })()")
+           "{ call: (a) => ({ r: AB[a.fn](a.arg), anim: AB.animating() }), point: (a) => AB.clickPoint(a) }); })()")
 
 
 async def _call(session: PageSession, fn: str, arg: Any) -> dict[str, Any]:
@@ -158,12 +158,13 @@ async def point_of(session: PageSession, path: str, *, force: bool = False) -> t
     if not path.startswith(":root"):
         return None
     try:
-        out = await session.read(_LIBRARY, _SOURCE, "call", {"fn": "clickPoint", "arg": {"path": path, "force": force}})
+        # Not through "call": clickPoint reads the animations itself (any running one), the walk
+        # "call" adds for reads would be a second one on every click.
+        point = await session.read(_LIBRARY, _SOURCE, "point", {"path": path, "force": force})
     except PageBroken:
         raise
     except Exception:  # a document going away: Playwright's click waits for the next one
         return None
-    point = out.get("r")
     return (float(point[0]), float(point[1])) if point else None
 
 
