@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agentbench._logging import configure_logging  # noqa: E402
 from tests.helpers.hostile_gateway import ATTACKS, attack_session  # noqa: E402
 from tests.helpers.peer import ScriptedPeer  # noqa: E402
 
@@ -31,6 +32,7 @@ def main() -> None:
     parser.add_argument("--attack", action="append", choices=ATTACKS, help="attacks to run (default: all)")
     parser.add_argument("--no-honest", action="store_true", help="no honest session beside the hostile one")
     args = parser.parse_args()
+    configure_logging()  # logs to stderr, warnings only: stdout is the JSON object
     peer = ScriptedPeer("index.html", PAGE)
     with peer, tempfile.TemporaryDirectory(prefix="agentbench-gw-bench-") as tmp:
         report = attack_session(peer, Path(tmp), attacks=tuple(args.attack or ATTACKS), honest=not args.no_honest)
