@@ -112,8 +112,9 @@ class Run:
     @classmethod
     async def open(cls, ctx: ProbeContext, *, fps: int = 60, every: float = CAP, capture_width: int = 160,
                    step_timeout_s: float | None = None) -> Run:
+        limit = ctx.step_timeout_s if step_timeout_s is None else step_timeout_s
         session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, fps=fps, capture_width=capture_width,
-                                         step_timeout_s=step_timeout_s)
+                                         step_timeout_s=limit)
         run = cls(session, every)
         run._seen = (session.navigations, session.document)
         if not session.broken:

@@ -62,6 +62,9 @@ class ProbeContext:
     shared: dict[str, object] = field(default_factory=dict)
     # How the load check plays its session to hand it on to the task's probes (see ``take_load_run``).
     load_run: LoadRun | None = None
+    # The real-time limit per step of the runs opened with this context (``_play.Run.open``): None is
+    # the harness's usual one; a replay of a run that limit cut carries ``_page.REPLAY_LIMIT_S``.
+    step_timeout_s: float | None = None
 
     def shared_future(self, key: str) -> asyncio.Future[object]:
         """The future under ``key`` in ``shared``, created on first use by either side."""

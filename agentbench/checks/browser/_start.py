@@ -8,13 +8,17 @@ score shown), not when something moved (title screens animate by themselves, ide
 runs). The first try that lasts wins. Its run, with no further input, is handed on open: it is the
 no-input baseline every later comparison (flap, game over) is made against.
 
-One discovery per check run: the flappy probes and refresh-rate share it (``ctx.shared``).
+One discovery per check run: the flappy probes and refresh-rate share it (``ctx.shared``). A try cut
+by the harness's real-time step limit (a busy machine, or a page that hangs) showed nothing about
+the game: the whole search is played again with ``REPLAY_LIMIT_S`` per step (on the virtual clock
+the same runs), so a starved machine finds the start a quiet one finds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from ._page import REPLAY_LIMIT_S
 from ._play import Run, Step, close_all, lasting, moving
 from ._registry import ProbeContext
 
@@ -38,6 +42,7 @@ class Start:
     tried: list[str]
     base: Run                       # the run with the start and no further input (from load)
     auto_moving: bool               # the scene moved with no input at all (a game that runs at once)
+    replayed: bool = False          # found by the search played again after a try was cut (see above)
     _claimed: bool = field(default=False, repr=False)
 
     def claim(self) -> Run | None:
@@ -57,6 +62,10 @@ class Start:
         run = await Run.open(ctx, fps=fps, capture_width=capture_width)
         await run.play([*self.steps, *extra], until)
         return run
+
+
+class _Cut(Exception):
+    """A try was cut by the real-time step limit: the search has no answer from it."""
 
 
 async def _trial(ctx: ProbeContext, steps: list[Step], against: Run | None, after: float, *,
@@ -79,11 +88,27 @@ async def _trial(ctx: ProbeContext, steps: list[Step], against: Run | None, afte
     won = against is not None and bool(run.inputs) and run.inputs[-1][2] and changed
     if not won:
         await run.close()
+        if run.session.hung and ctx.step_timeout_s is None:
+            raise _Cut(run.broken)
     return run, won
 
 
 async def find_start(ctx: ProbeContext) -> Start:
-    """Try each start input against the run without it; see the module docstring."""
+    """Try each start input against the run without it; see the module docstring.
+
+    A try cut by the usual step limit plays the search again with ``REPLAY_LIMIT_S`` per step; a
+    page that hangs there too is judged as it hangs (its tries end where it hung).
+    """
+    try:
+        return await _search(ctx)
+    except _Cut:  # every try is closed by then: only a won one stays open, and it ends the search
+        pass
+    start = await _search(replace(ctx, step_timeout_s=REPLAY_LIMIT_S))
+    start.replayed = True
+    return start
+
+
+async def _search(ctx: ProbeContext) -> Start:
     tried: list[str] = []
     loaded = await ctx.take_load_run()  # the load check's first second: the same frames as a fresh run
     none, _ = await _trial(ctx, [], None, 0.0, run=loaded if isinstance(loaded, Run) else None)
