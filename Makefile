@@ -11,9 +11,13 @@ setup-test:
 demo: setup
 	python3 -m agentbench run --model demo --task flappy
 
+# One pytest worker per core (pytest-xdist), each test file on one worker: a file's module-scoped
+# browser or checker is started once. TEST_WORKERS=0 runs the suite in this process.
+TEST_WORKERS ?= auto
+
 test: setup-test
 	python3 -m ruff check .
-	python3 -m pytest
+	python3 -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: setup
 	python3 bench/overhead.py
