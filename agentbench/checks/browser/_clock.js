@@ -280,6 +280,20 @@
     return call(N.wmGet, stamps, this);
   } }, "timeStamp").get);
 
+  // window.event: the clock calls the page's callbacks from inside a window event of its own (see
+  // _clock_timers.js) and talks to the harness over more (the session's channel): a page must never
+  // see one, nor its name (the secret channel). In a browser a timer or frame callback runs with none.
+  const eventHost = getterOf(window, "event") ? window : Window.prototype;
+  const realEventGet = getterOf(eventHost, "event"), eventType = getterOf(Event.prototype, "type");
+  if (realEventGet) {
+    wrapGetter(eventHost, "event", getDesc({ get event() {
+      const e = call(realEventGet, this);
+      if (e === undefined || e === null) return e;
+      const t = call(eventType, e);
+      return typeof t === "string" && call(N.startsWith, t, cfg.channel) ? undefined : e;
+    } }, "event").get);
+  }
+
   // ---- callbacks ----------------------------------------------------------------------------------------------
   function report(err) {
     try { call(N.reportError, window, err); } catch (e) { /* reporting must never stop the clock */ }

@@ -31,6 +31,7 @@ globalThis.__abView = ((cfg) => {
     Response: window.Response,
     CompressionStream: window.CompressionStream,
     MessageChannel: window.MessageChannel,
+    postTask: window.scheduler && typeof scheduler.postTask === "function" ? scheduler.postTask.bind(scheduler) : null,
   };
   const S = { capWidth: cfg.capWidth || 160, lastCircles: [], frame: 0 };
   const FAINT = 0.35;  // circles drawn fainter than this (trails, glows) are not balls

@@ -1,8 +1,13 @@
 // A part of the harness's view (see _view.js): stepping the clock, the api the harness calls, reader libraries.
 // The parts are one closure, joined in order by _scripts.py; this one is not a script alone.
   // ---- stepping --------------------------------------------------------------------------------
+  // A real task between frames. scheduler.postTask's callback is no event: the page's promise
+  // continuations run after it with window.event undefined, as after a browser's own frame. After a
+  // MessageChannel's message they would read our message event there (a tell), so it is the fallback.
   let channel = null, wake = null;  // one channel for every yield (creating one costs more)
+  const noop = () => {};
   function yieldTask() {
+    if (N.postTask) return N.postTask(noop);
     if (channel === null) {
       channel = new N.MessageChannel();
       channel.port1.onmessage = () => { const w = wake; wake = null; if (w) w(); };
