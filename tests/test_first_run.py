@@ -7,6 +7,7 @@ runner with the builder replaced by a spy.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -109,13 +110,15 @@ def test_makefile_demo_and_test_take_their_own_setup() -> None:
 
     def plan(target: str) -> list[str]:
         # Run under `make test` (as CI does), a nested make prints "Entering directory": not part of the plan.
+        env = {k: v for k, v in os.environ.items() if k != "TEST_WORKERS"}  # the Makefile's own default
         proc = subprocess.run(["make", "-n", "--no-print-directory", target], cwd=ROOT, capture_output=True,
-                              text=True, timeout=30)
+                              text=True, timeout=30, env=env)
         assert proc.returncode == 0, proc.stderr
         return proc.stdout.splitlines()
 
     assert plan("demo") == ["bash scripts/setup.sh", "python3 -m agentbench run --model demo --task flappy"]
-    assert plan("test") == ["bash scripts/setup.sh --test", "python3 -m ruff check .", "python3 -m pytest"]
+    assert plan("test") == ["bash scripts/setup.sh --test", "python3 -m ruff check .",
+                            "python3 -m pytest -n auto --dist loadfile"]  # one worker per core
 
 
 # ---- the run builds an agent's image on first use, once, before any cell ------------------------
