@@ -46,7 +46,11 @@
         if (a.playState !== "running") continue;
         let start = anims.get(a);
         if (start === undefined) {
-          start = now - (Number(a.currentTime) || 0);
+          // Virtual age 0 in the frame it is first seen in: it was made in that frame (or, at load,
+          // before the first). Its own currentTime then is real time the browser already played it
+          // (from its first rendering frame, sooner or later as the machine is busy): a phase that
+          // differed run to run, and between the 60 and 240 Hz runs of refresh-rate.
+          start = now;
           anims.set(a, start);
         }
         a.currentTime = now - start;
