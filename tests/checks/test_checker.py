@@ -3,6 +3,7 @@ page memory bounded by the container, and no Chromium on the host during `agentb
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import docker
 import pytest
 
 from agentbench.checks._checker import CheckerContainer, read_artefact_files
@@ -287,8 +289,11 @@ def test_a_killed_cli_leaves_no_running_checker(tmp_path: Path, docker_client, c
                    and c.labels.get(PID) == str(proc.pid)]  # this CLI's, not another process's
         return bool(mine) or proc.poll() is not None
 
-    def stopped() -> bool:
-        mine[0].reload()
+    def stopped() -> bool:  # stopped, or already removed (it removes itself once stopped)
+        try:
+            mine[0].reload()
+        except docker.errors.NotFound:
+            return True
         return mine[0].status != "running"
 
     try:
@@ -301,4 +306,5 @@ def test_a_killed_cli_leaves_no_running_checker(tmp_path: Path, docker_client, c
     finally:
         proc.kill()
         for c in mine:
-            c.remove(force=True)
+            with contextlib.suppress(docker.errors.NotFound):
+                c.remove(force=True)
