@@ -61,6 +61,8 @@ command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
 command -v node >/dev/null 2>&1 || need_pkgs+=(nodejs)
 if [ "$FOR_TESTS" = 1 ]; then
     command -v npm >/dev/null 2>&1 || need_pkgs+=(npm)  # fetches opencode for its agent image
+    # The checker container's browser, on the host too: the tests of what a page reads of it.
+    command -v chromium-headless-shell >/dev/null 2>&1 || need_pkgs+=(chromium-headless-shell)
 fi
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     echo "setup: installing ${need_pkgs[*]}"

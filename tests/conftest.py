@@ -67,3 +67,12 @@ def checker_image(docker_client) -> str:
     if not image_exists(docker_client, CHECKER_RUNTIME_TAG):
         return build_checker_image(docker_client, log=lambda _msg: None)
     return ensure_checker_image(docker_client)
+
+
+@pytest.fixture(scope="session")
+def headless_shell_path() -> str:
+    """Chromium's headless shell: the checker container's browser (AGENTBENCH_HEADLESS_SHELL overrides)."""
+    path = os.environ.get("AGENTBENCH_HEADLESS_SHELL", "/usr/bin/chromium-headless-shell")
+    if not (os.path.exists(path) or shutil.which(path)):
+        _missing("Chromium's headless shell", f"{path} not found; `apt-get install chromium-headless-shell`.")
+    return path

@@ -22,7 +22,8 @@
 // The clock is one closure in parts, joined in this order by _scripts.py: this file (built-ins,
 // the iframe link, native-looking functions, state, time, Math.random, Date), _clock_timers.js
 // (timers, animation frames, document.timeline), _clock_sound.js (dialogs, sound),
-// _clock_canvas.js (canvas instrumentation), _clock_channel.js (stepping, the channel).
+// _clock_person.js (what a person's Chrome has and the headless shell lacks), _clock_canvas.js
+// (canvas instrumentation), _clock_channel.js (stepping, the channel).
 ((cfg) => {
   "use strict";
   // ---- built-ins, captured before page code can touch them -----------------------------------------
@@ -89,6 +90,9 @@
     docOf: getterOf(window, "document") || getterOf(Window.prototype, "document"),
   };
   const call = (fn, self, ...args) => apply(fn, self, args);  // rest parameters use no iterator
+  // The real time this script starts: an iframe's clock is set up inside the page's task (the page
+  // appends the iframe), and that time is ours, not the page's work (see skip in _clock_channel.js).
+  const initStart = call(N.realNow, performance);
   const push = (arr, v) => { arr[arr.length] = v; };
   const str = (v) => apply(N.String, undefined, [v]);
 

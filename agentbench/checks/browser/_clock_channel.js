@@ -99,6 +99,11 @@
           names: nativeNames, rel: nowGet, set: nowSet, date: dateNow, origin: originDate,
           shown() { return up ? up.shown() - S.offset : shownGet(); },
           adopt(kid) { push(kids, kid); },
+          // A linked clock's set-up ran inside the page's task: that real time is not the page's work.
+          skip(ms) {
+            if (up) up.skip(ms);
+            else if (S.anchor >= 0) S.anchor += ms;
+          },
         };
       }
     } catch (e) { /* not a link request */ }
@@ -118,6 +123,7 @@
         rafCalls(ft, out) { return rafCalls(ft - S.offset, out); },
       });
     } catch (e) { /* the parent's document is gone */ }
+    try { up.skip(call(N.realNow, performance) - initStart); } catch (e) { /* the parent's document is gone */ }
   }
   const channel = cfg.channel, reply = cfg.channel + ":r";
   call(N.addEventListener, window, channel, (ev) => {
