@@ -347,7 +347,7 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
         status, detail, data = judge_flap("Space", base, flap, t0 + TAPS[0])
         flap_name = "Space"
         if status != "pass":
-            texts += await score_texts(flap, t0)
+            texts.add(await score_texts(flap, t0))
             await flap.close()
             click = await _flap_run(ctx, start, FLAP_INPUTS[1][1], over)
             runs.append(click)
@@ -370,7 +370,7 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
             over_f, again_f = await _play_ready(ctx, start, flap, flap_name)
             if over_f.at is not None:
                 over, again, ready, end_run = over_f, again_f, flap_name, flap
-        texts += await score_texts(flap, t0)
+        texts.add(await score_texts(flap, t0))
         await flap.close()
         began = f"(started with {start.name}) " if start.name else "(no input started anything; the page as it runs) "
         evidence = [e for e in (_strip(ctx, "flap-none.png", base, t0, t0 + 1.6, "no input after the start"),

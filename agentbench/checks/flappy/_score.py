@@ -1,22 +1,29 @@
 """Flappy `score`: a score is shown while playing and goes up by one per pipe passed.
 
 What a person reads: a number drawn on the canvas or in the page's text while the game runs
-("0", "Score: 3"), not a best score or a frame counter. How it changes is read from the runs the
-other probes played (the flap runs survive longest): it must only ever go up by one.
+("0", "Score: 3", "\u2b50 3", "Punkte: 3"), not a best score or a frame counter. How it changes is
+read from the runs the other probes played (the flap runs survive longest): it must only ever go
+up by one. A page that shows no readable text at all (digits drawn as pixels, with no text drawn or
+in the page) cannot be read: could not tell, not fail.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from .._model import CheckResult
 from ..browser._page import PageBroken
 from ..browser._play import Run
 
-__all__ = ["score_check", "score_texts", "score_value"]
+__all__ = ["Seen", "score_check", "score_texts", "score_value"]
 
-_NUM = re.compile(r"^\s*(?:([A-Za-z][A-Za-z .]{0,14}?)\s*[:=]?\s*)?(\d{1,5})\s*(?:pts|points)?\s*$", re.IGNORECASE)
-_NOT_SCORE = re.compile(r"best|high|record|top|fps|level|lives|life|time|sec|ms|\bx\b|speed|gen", re.IGNORECASE)
+_NUMBER = re.compile(r"[0-9]+")
+# A label or symbol around the number ("Score:", "\u2b50", "Punkte", "pts"): short, a few words, any language.
+LABEL_BEFORE = (24, 3)  # at most this many characters and words before the number
+LABEL_AFTER = (12, 2)   # ... after it
+_NOT_SCORE = re.compile(r"best|high|record|r\u00e9cord|rekord|\u0440\u0435\u043a\u043e\u0440\u0434|mejor|meilleur|max|"
+                        r"\u6700|top|fps|level|lives|life|time|sec|ms|\bx\b|speed|gen|%", re.IGNORECASE)
 
 
 _PARTS = re.compile(r"\s*(?:\||\u2022|\u00b7|/|;|,|\t|\s{3,})\s*")
@@ -44,41 +51,79 @@ _DIGITS_JS = """({
 FAST = (1.0, 3)  # a score rising by this much within this many s counts time or frames, not pipes
 
 
+def _label(text: str, most: tuple[int, int]) -> bool:
+    words = text.split()
+    return len(text.strip()) <= most[0] and len(words) <= most[1] and not _NOT_SCORE.search(text)
+
+
 def score_value(text: str) -> int | None:
-    """The score a text shows ("7", "Score: 7", "SCORE 7"), or None when it is not one."""
-    m = _NUM.match(text)
-    if not m or (m.group(1) and _NOT_SCORE.search(m.group(1))):
+    """The score a text shows ("7", "Score: 7", "\u2b50 7", "7 pts"), or None when it is not one.
+
+    One number of up to 5 digits, with at most a short label or symbol before and after it that
+    names no other count (best, level, time, fps...).
+    """
+    numbers = _NUMBER.findall(text)
+    if len(numbers) != 1 or len(numbers[0]) > 5:
         return None
-    return int(m.group(2))
+    before, _, after = text.partition(numbers[0])
+    if not _label(before, LABEL_BEFORE) or not _label(after, LABEL_AFTER):
+        return None
+    return int(numbers[0])
 
 
-Seen = list[tuple[str, int, float, float]]
+def _readings(text: str) -> list[tuple[str, int]]:
+    """The scores one line of text shows: "Score: 0 | High Score: 0" shows two readings, one a score."""
+    out = []
+    for part in _PARTS.split(text):
+        v = score_value(part)
+        if v is not None:
+            out.append((part.strip(), v))
+    return out
+
+
+@dataclass
+class Seen:
+    """What the runs showed: (text, value, first s, last s) of the score-like texts, and whether
+    the page showed any readable text at all (drawn on a canvas or in the page)."""
+
+    scores: list[tuple[str, int, float, float]] = field(default_factory=list)
+    any_text: bool = False
+
+    def add(self, other: Seen) -> None:
+        self.scores += other.scores
+        self.any_text = self.any_text or other.any_text
 
 
 async def score_texts(run: Run, t0: float) -> Seen:
-    """(text, value, first s, last s) of the score-like canvas texts drawn after ``t0``, and DOM lines."""
-    out: Seen = []
+    """The score-like canvas texts drawn after ``t0`` and the page's text lines, read now."""
+    out = Seen()
     if run.closed or run.broken:
         return out
     try:
         for text, first, last, _n in await run.session.texts():
-            v = score_value(text)
-            if v is not None and last / 1000 > t0:
-                out.append((text, v, first / 1000, last / 1000))
-        for line in (await run.session.dom_text()).splitlines():
-            for part in _PARTS.split(line):  # "Score: 0 | High Score: 0" shows two readings
-                v = score_value(part)
-                if v is not None:
-                    out.append((part.strip(), v, run.now, run.now))
+            out.any_text = out.any_text or bool(text.strip())
+            if last / 1000 > t0:
+                out.scores += [(part, v, first / 1000, last / 1000) for part, v in _readings(text)]
+        dom = await run.session.dom_text()
+        out.any_text = out.any_text or bool(dom.strip() or (run.dom_first or "").strip())
+        for line in dom.splitlines():
+            out.scores += [(part, v, run.now, run.now) for part, v in _readings(line)]
         for digits in await run.session.read(_READER, _DIGITS_JS, "digits") or []:
-            out.append((f"{digits} (digit pictures)", int(digits), run.now, run.now))
+            out.any_text = True
+            out.scores.append((f"{digits} (digit pictures)", int(digits), run.now, run.now))
     except PageBroken:
         pass
     return out
 
 
-def score_check(seen: Seen) -> CheckResult:
+def score_check(shown: Seen) -> CheckResult:
     """A score is shown during play; the values seen only ever step up by one."""
+    seen = shown.scores
+    if not seen and not shown.any_text:
+        return CheckResult(id="score", status="error",
+                           detail="could not tell: the page shows no readable text at all (none drawn on the game "
+                           "with fillText or strokeText, none in the page's text), so a score drawn as pictures "
+                           "cannot be read")
     if not seen:
         return CheckResult(id="score", status="fail",
                            detail="no score is shown while playing (no number drawn on the game or in the page's "
@@ -102,7 +147,7 @@ def score_check(seen: Seen) -> CheckResult:
                        detail=f"a score is shown ({seen[0][0]!r}; values {values[:6]})")
 
 
-def _too_fast(seen: Seen) -> tuple[tuple[float, int], tuple[float, int]] | None:
+def _too_fast(seen: list[tuple[str, int, float, float]]) -> tuple[tuple[float, int], tuple[float, int]] | None:
     """Two readings of the drawn score (time first drawn, value) that rose faster than pipes pass."""
     # Canvas text, drawn over time; a reading replaced by a higher one (it stopped being drawn then).
     drawn = sorted({(first, last, v) for _, v, first, last in seen if last > first})

@@ -57,7 +57,9 @@ EXPECT = {
 }
 SCORE = {"dt_class_canvas.html": "pass", "sprite_title.html": "pass", "dom_sprite_framelocked.html": "pass",
          "corner_focus_canvas.html": "pass", "no_score.html": "fail", "score_dom_one_line.html": "pass",
-         "score_counts_time.html": "fail"}
+         "score_counts_time.html": "fail",
+         "score_symbol_label.html": "pass",  # a clover and N drawn in play; "Puntos: N \u00b7 Mejor: N"
+         "score_pixels.html": "error"}       # digits drawn with fillRect and no text at all: cannot be read
 REFRESH = {"dt_class_canvas.html": "pass", "fixed_func_overlay.html": "pass", "timer_dom.html": "pass",
            "framelocked.html": "fail", "framelocked_autostart.html": "fail",
            "click_start_layers.html": "pass", "enter_dom_button.html": "pass", "svg_framelocked_button.html": "fail",
@@ -142,6 +144,14 @@ async def test_refresh_rate_times_the_crash_when_pixels_cannot_tell(runs: GameRu
 async def test_score_is_shown(runs: GameRuns, name: str) -> None:
     score = (await runs.probes(name))["score"]
     assert score.status == SCORE[name], explain(score)
+
+
+async def test_score_drawn_only_as_pixels_cannot_be_told(runs: GameRuns) -> None:
+    # No text anywhere: a person reads the pixel digits, we cannot. A page with text and no score fails.
+    unread = (await runs.probes("score_pixels.html"))["score"]
+    assert unread.status == "error" and "no readable text" in unread.detail, explain(unread)
+    shown = (await runs.probes("score_symbol_label.html"))["score"]
+    assert shown.status == "pass" and 0 in shown.data["values"], explain(shown)
 
 
 async def test_sound_before_a_gesture_is_no_page_error(runs: GameRuns) -> None:
