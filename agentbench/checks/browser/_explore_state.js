@@ -7,7 +7,6 @@ Object.assign(AB, (() => {
     parentOf, path, rel, resolve, seen, text, visible } = AB._ex;
 
   // ---- state --------------------------------------------------------------------------------
-  const NOISE = "[role=alert], [role=status], .toast, .snackbar, .notification, .flash, .notice";
   // The smallest elements holding a marker's text (a field holding it too: a task being edited).
   function holders(marker, skip) {
     const m = low(marker);
@@ -16,7 +15,7 @@ Object.assign(AB, (() => {
     // Mostly a task's text is one text node: its element holds it. Split over elements, the
     // smallest element whose composed text holds it (slower: only when the quick way finds none).
     for (const el of els) {
-      if (el === skip || el.closest(NOISE)) continue;
+      if (el === skip) continue;
       if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") { if (low(el.value).includes(m)) out.push(el); continue; }
       if (low(ownText(el)).includes(m)) out.push(el);
     }
@@ -26,9 +25,37 @@ Object.assign(AB, (() => {
       if (!low(text(el, false)).includes(m)) continue;
       const kids = el.shadowRoot ? [...el.shadowRoot.children, ...el.children] : [...el.children];
       if (kids.some((c) => !SKIP.has(c.tagName) && low(text(c, false)).includes(m))) continue;
-      if (el.tagName === "SLOT" || el.closest(NOISE)) continue;
+      if (el.tagName === "SLOT") continue;
       out.push(el);
     }
+    return out;
+  }
+  // Boxes that show a task's name without being its row: an undo bar or a toast ('"Buy milk"
+  // deleted'), a confirmation box ("Delete Buy milk?"), a live region announcing a change. Known by
+  // what they are, not by their names: fixed over the page, dialogs, popovers, live regions. A box
+  // holding the task field is the app itself (an app drawn in a fixed panel), never one of these.
+  const OVERLAY = "dialog, [popover], [aria-modal=true], [role=dialog], [role=alertdialog], [role=alert], " +
+    "[role=status], [role=log], [aria-live]:not([aria-live=off])";
+  function overlayOf(el, field) {
+    for (let e = el; e && e !== document.body && e !== document.documentElement; e = parentOf(e)) {
+      if (field && contains(e, field)) return null;
+      if (e.nodeType === 1 && (e.matches(OVERLAY) || css(e).position === "fixed")) return e;
+    }
+    return null;
+  }
+  // A task's holders are in the list (where the shown holders outside any such box sit); one in a
+  // box that does not hold that list is no row of it. With no holder shown outside such boxes (a
+  // list that is itself a live region) there is nothing to tell them apart by: all are kept.
+  function inList(hs, field) {
+    const every = Object.values(hs).flat();
+    const over = new Map(every.map((h) => [h, overlayOf(h, field)]));
+    const core = every.filter((h) => !over.get(h) && seen(h));
+    if (!core.length) return hs;
+    let list = parentOf(core[0]);
+    while (list && !core.every((h) => contains(list, h))) list = parentOf(list);
+    const out = {};
+    const keep = (h) => !over.get(h) || (list && contains(over.get(h), list));
+    for (const [m, found] of Object.entries(hs)) out[m] = found.filter(keep);
     return out;
   }
   // A task's row: its widest box holding no other task and none of the page's own controls (the
@@ -75,9 +102,10 @@ Object.assign(AB, (() => {
   function rows(arg) {
     const skip = resolve(arg.input);
     const stops = (arg.stops || []).map(resolve).filter(Boolean);
-    const hs = {};
-    const every = [];
-    for (const m of arg.markers) { hs[m] = holders(m, skip); every.push(...hs[m]); }
+    const found = {};
+    for (const m of arg.markers) found[m] = holders(m, skip);
+    const hs = inList(found, skip);
+    const every = arg.markers.flatMap((m) => hs[m]);
     const items = {};
     const shownNow = new Set(every.filter(seen));
     for (const m of arg.markers) {
