@@ -153,6 +153,26 @@ async def test_a_given_sandbox_is_used_and_left_clean(tmp_path, sandbox_image, d
         assert await box.list_files() == ["index.html"]
 
 
+@pytest.mark.docker
+async def test_a_run_in_which_node_never_started_is_tried_once_more(tmp_path, sandbox_image, docker_client):
+    """Under heavy load an exec once came back with exit 126 and nothing said: the engine's "cannot
+    execute", not the artefact's fault. The check runs node once more and gives the verdict."""
+    site = _site(tmp_path, {"index.html": "<script>\nvar x = ;\n</script>"})
+    async with await DockerSandbox.create(client=docker_client) as box:
+        real_exec, calls = box.exec, []
+
+        async def first_never_runs(command: str, **kwargs):
+            calls.append(command)
+            # The first run of node is answered as the engine answered it; the rest run for real.
+            return await real_exec("exit 126" if len(calls) == 1 else command, **kwargs)
+
+        box.exec = first_never_runs
+        result = await check_syntax(site, box)
+        assert result.status == "fail" and result.detail.startswith("index.html:2: SyntaxError"), result.detail
+        assert sum(c.startswith("node ") for c in calls) == 2, calls
+        assert await box.list_files() == []  # the first run's folder too
+
+
 async def test_no_engine_is_a_harness_error_not_a_verdict(tmp_path, monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     site = _site(tmp_path, {"index.html": "<script>let a = 1;</script>"})

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import structlog
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from agentbench._files import lookup
 from agentbench.errors import AgentbenchError, SandboxError
@@ -132,8 +133,29 @@ async def check_syntax(
                        duration_s=time.monotonic() - started)
 
 
+# Exit codes with which the shell or the engine says node never ran (not found, not executable,
+# the exec itself failed): seen once under heavy load with nothing on stderr. Tried once more.
+_NEVER_RAN = (125, 126, 127)
+
+
 async def _run_node(scripts: list[_Script], sandbox: Sandbox | None) -> list[tuple[bool, str]]:
-    """Copy the scripts into the sandbox, run the driver once, return (ok, node's report) each."""
+    """Copy the scripts into the sandbox, run the driver once, return (ok, node's report) each.
+
+    A run in which node never started (``_NEVER_RAN``, no report at all) is an infrastructure
+    hiccup, not the artefact's: it is run once more, in a fresh sandbox where it made its own.
+    """
+    async for attempt in AsyncRetrying(stop=stop_after_attempt(2), retry=retry_if_exception_type(_NodeNeverRan),
+                                       reraise=True):
+        with attempt:
+            return await _run_node_once(scripts, sandbox)
+    raise AssertionError("unreachable")
+
+
+class _NodeNeverRan(SandboxError):
+    """node did not start in the sandbox (see ``_NEVER_RAN``)."""
+
+
+async def _run_node_once(scripts: list[_Script], sandbox: Sandbox | None) -> list[tuple[bool, str]]:
     folder = f".agentbench-syntax-{uuid.uuid4().hex[:8]}"
     names = [f"{folder}/{i}.{'mjs' if s.module else 'js'}" for i, s in enumerate(scripts)]
     with tempfile.TemporaryDirectory(prefix="agentbench-syntax-") as tmp:
@@ -150,6 +172,8 @@ async def _run_node(scripts: list[_Script], sandbox: Sandbox | None) -> list[tup
             await box.copy_in(Path(tmp))
             command = f"node {folder}/check.cjs {' '.join(names)}; rc=$?; rm -rf {folder}; exit $rc"
             result = await box.exec(command, timeout_s=60)
+            if not own and result.exit_code in _NEVER_RAN and not result.stdout.strip():
+                await box.exec(f"rm -rf {folder}", timeout_s=60)  # a sandbox given is left as it was
         finally:
             if own:
                 await box.close()
@@ -160,6 +184,11 @@ async def _run_node(scripts: list[_Script], sandbox: Sandbox | None) -> list[tup
             reports[item["file"]] = (bool(item["ok"]), str(item["text"]))
         except (ValueError, KeyError, TypeError):
             continue
+    if not reports and not result.timed_out and result.exit_code in _NEVER_RAN:
+        structlog.get_logger().info("check.syntax_node_never_ran", exit=result.exit_code,
+                 stderr=result.stderr.strip()[:200])
+        raise _NodeNeverRan(f"node did not run in the sandbox (exit {result.exit_code}): "
+                            f"{result.stderr.strip()[:500]}")
     if result.timed_out or result.truncated or any(name not in reports for name in names):
         raise SandboxError(
             f"node did not report on every script (exit {result.exit_code}, timed out {result.timed_out}): "
