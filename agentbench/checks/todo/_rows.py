@@ -130,6 +130,12 @@ def _deleted(todo: TodoMap, recipe: Recipe, task: str, others: list[str], thrown
     todo.delete_facts.setdefault("removed", []).append(task)
 
 
+def _wrong(todo: TodoMap, recipe: Recipe, task: str, effect: str) -> None:
+    """A row's action removed other tasks than its own: the delete check's finding when no action
+    removes exactly the chosen task (the wrong task deleted, not 'no way to delete')."""
+    todo.delete_facts.setdefault("wrong", []).append(f"{recipe.what} used on '{task}' {effect}")
+
+
 async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recipe, task: str,
                       trials: Trials, before: dict[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
     """Use one recipe on a fresh task's row and record its effect.
@@ -169,6 +175,7 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
         present = any(after["items"][task])
         if gone:
             trials.add(recipe.what, say, f"removed '{task}' and also {gone}", found=recipe.found_by)
+            _wrong(todo, recipe, task, f"removed '{task}' and also {gone}")
         elif present:
             trials.add(recipe.what, say, f"hid '{task}' (still in the page)", found=recipe.found_by)
         else:
@@ -192,6 +199,11 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
             _deleted(todo, recipe, task, others, page_exceptions(s.errors[errors:]))
             return True, None
         diff = look_diff(b["look"] or {}, a["look"] or {})
+        gone = [m for m in others if not app.shown(after).get(m)]
+    if not diff and gone:  # the task is as it was, but others went: it deleted the wrong one
+        trials.add(recipe.what, say, f"removed {gone} instead of '{task}'", found=recipe.found_by)
+        _wrong(todo, recipe, task, f"removed {gone} instead of '{task}'")
+        return True, None
     if not diff:
         answer = answered(s, asked[0]) if asked else ""
         words = "nothing changed" + (f" (asked '{asked[0]}', answered {answer})" if asked else "")

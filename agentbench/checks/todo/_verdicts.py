@@ -158,6 +158,10 @@ def judge_delete(todo: TodoMap) -> CheckResult:
             return CheckResult(id="delete", status="error", evidence=evidence,
                                detail=f"deleting asks for confirmation ({facts['asked']}); it was answered Cancel, "
                                "so the deletion cannot be judged")
+        if facts.get("wrong"):
+            return CheckResult(id="delete", status="fail", evidence=evidence,
+                               detail="deleting removes other tasks than the chosen one: "
+                               + "; ".join(facts["wrong"][:2]))
         if todo.row_capped:
             return CheckResult(id="delete", status="error", evidence=evidence,
                                detail=f"stopped after {todo.row_tried} actions on a task's row (the cap) without "

@@ -55,6 +55,8 @@ BROKEN = {
     # a delete saved only by a later add or tick is not kept either.
     "todo/bad_tick_not_saved.html": {"persistence": "fail", "complete": "pass", "delete": "pass"},
     "todo/bad_delete_not_saved.html": {"delete": "fail", "persistence": "pass"},
+    # Done tasks sink; Remove removes by the row's shown place: another task goes, the chosen stays.
+    "todo/bad_delete_sorted_position.html": {"delete": "fail", "complete": "pass"},
     "todo/bad_innerhtml.html": {"escaping": "fail", "add": "pass"},
     "todo/bad_adds_blank.html": {"empty-input": "fail", "delete": "pass"},
     # good, but easy to misjudge: a cut-off field and a message row inside the list
@@ -107,6 +109,13 @@ async def test_persistence_evidence_lists_before_and_after(runs: ProbeRuns) -> N
     assert all(r["times shown"] == 0 for r in ev["after reload"])
     shot = [e for e in results["persistence"].evidence if e.kind == "file"]
     assert shot and (ctx.evidence_dir.parent / shot[0].path).is_file()
+
+
+async def test_a_delete_that_removes_another_task_says_so(runs: ProbeRuns) -> None:
+    # Not "found no way to delete": the Remove button removed a task, the wrong one.
+    results, _ = await runs.run("todo/bad_delete_sorted_position.html", BROKEN["todo/bad_delete_sorted_position.html"])
+    detail = results["delete"].detail
+    assert "removes other tasks than the chosen one" in detail and "instead of" in detail, explain(results)
 
 
 async def test_escaping_evidence_shows_what_ran(runs: ProbeRuns) -> None:
