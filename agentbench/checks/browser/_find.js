@@ -233,6 +233,17 @@ const AB = (() => {
         r.right > root.clientWidth || r.bottom > root.clientHeight) return null;
     if (allAnimations().some((a) => a.playState === "running")) return null;
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    // Inside the viewport is not in view: a box that clips or scrolls its content (a list with a
+    // max-height) shows only part of it, and a point outside that part lands on whatever lies there.
+    const rootStyle = getComputedStyle(root);
+    const bodyToViewport = rootStyle.overflowX === "visible" && rootStyle.overflowY === "visible";
+    for (let e = parentOf(el); e && e !== root && e.nodeType === 1; e = parentOf(e)) {
+      if (e === document.body && bodyToViewport) continue;  // the body's overflow is the viewport's
+      const st = getComputedStyle(e);
+      if (st.overflowX === "visible" && st.overflowY === "visible") continue;
+      const c = e.getBoundingClientRect();
+      if (x < c.left || x > c.right || y < c.top || y > c.bottom) return null;
+    }
     if (arg.force) return [x, y];
     let hit = document.elementFromPoint(x, y);
     while (hit && hit.shadowRoot) {

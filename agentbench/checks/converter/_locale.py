@@ -33,7 +33,7 @@ COMMA_LANGUAGES = frozenset(
 _GLOSSARY: tuple[tuple[str, str, str], ...] = (
     # German
     ("", r"längen?|laenge", "length"), ("", r"entfernung|distanz", "distance"),
-    ("", r"gewichte?", "weight"), ("de", r"masse", "mass"), ("", r"temperatur(?:en)?", "temperature"),
+    ("", r"gewichte?", "weight"), ("de fr", r"masse", "mass"), ("", r"temperatur(?:en)?", "temperature"),
     ("", r"zentimeter", "centimeter"), ("", r"meilen?", "mile"), ("", r"fu(?:ß|ss)", "foot"),
     ("", r"zoll", "inch"), ("", r"milligramm", "milligram"), ("", r"kilogramm", "kilogram"),
     ("", r"gramm", "gram"), ("", r"pfund", "pound"), ("", r"unzen?", "ounce"), ("", r"tonnen", "tonnes"),
@@ -47,7 +47,7 @@ _GLOSSARY: tuple[tuple[str, str, str], ...] = (
     ("fr", r"onces?", "ounce"), ("fr", r"convertir|calculer", "convert"), ("fr", r"effacer", "reset"),
     # Spanish, Portuguese, Italian
     ("", r"longitud|comprimento|lunghezza", "length"), ("es pt it", r"pesos?", "weight"),
-    ("es pt it", r"temperatura", "temperature"),
+    ("es pt it", r"temperatura", "temperature"), ("es pt it", r"masa|massa", "mass"),
     ("", r"kil[oó]metros?|quil[oô]metros?|chilometr[oi]", "kilometer"),
     ("", r"cent[ií]metros?|centimetr[oi]", "centimeter"), ("", r"mil[ií]metros?|millimetr[oi]", "millimeter"),
     ("es pt it", r"metros?|metri", "meter"), ("", r"millas?|milhas?|miglia|miglio", "mile"),

@@ -32,6 +32,8 @@ from ._shown import Shown, field_number, pick_as_written
 from ._units import category_of, unit_mentions, unit_of, unit_pair_of
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..browser._page import PageSession
 
 __all__ = ["NOTHING_CHANGED", "Absent", "ConverterPage", "Shown"]
@@ -92,21 +94,22 @@ class ConverterPage:
     def _english(self, text: str) -> str:
         return english(text, self.lang)
 
-    async def _reveal_menus(self, ctl: dict[str, Any], category: str) -> bool:
-        """Open menus of units hidden until hovered (or clicked) and add their items as choices."""
+    async def _reveal_menus(self, ctl: dict[str, Any], name_of: Callable[[str], Any], what: str) -> bool:
+        """Open menus hidden until hovered (or clicked) whose items ``name_of`` names (units of the
+        category, or categories) and add their items as choices."""
         shown = {c["path"] for c in ctl["choices"]}
         added = False
         for menu in await dom(self.s, "hiddenChoices"):
-            if sum(1 for t in menu["texts"] if unit_of(self._english(t), category=category)) < 2:
+            if sum(1 for t in menu["texts"] if name_of(self._english(t))) < 2:
                 continue
             for how in ("hover", "click"):
-                await act(self.s, menu["anchor"], how, "the unit menu")
+                await act(self.s, menu["anchor"], how, what)
                 now = await self.controls(listening=True)
-                new = [c for c in now["choices"] if c["path"] not in shown and unit_of(c["label"], category=category)]
+                new = [c for c in now["choices"] if c["path"] not in shown and name_of(c["label"])]
                 await press(self.s, "Escape")
                 await mouse_away(self.s)
                 if new and how == "click" and any(await dom(self.s, "shownPaths", {"paths": [new[0]["path"]]})):
-                    await act(self.s, menu["anchor"], "click", "the unit menu")  # a toggle: closed as it was
+                    await act(self.s, menu["anchor"], "click", what)  # a toggle: closed as it was
                 if new:
                     for c in new:
                         c["reveal"] = {"action": how, "path": menu["anchor"]}
@@ -187,6 +190,10 @@ class ConverterPage:
         await self._language()
         ctl = await self.controls()
         chooser = self._category_chooser(ctl, category)
+        if chooser is None and await self._reveal_menus(ctl, category_of, "the category menu"):
+            # The categories inside a menu opened on hover or click ("Length ▾").
+            ctl = await self.controls(listening=True)
+            chooser = self._category_chooser(ctl, category)
         if chooser:
             await self._choose(chooser, category, f"the category {category}")
             ctl = await self.controls()
@@ -214,7 +221,7 @@ class ConverterPage:
             # Nothing says "click me": look again with the listeners, then inside menus opened on hover.
             ctl = await self.controls(listening=True)
             groups = [g for g in self._groups(ctl, unit_name) if g["path"] not in cat_paths]
-            if not groups and await self._reveal_menus(ctl, category):
+            if not groups and await self._reveal_menus(ctl, unit_name, "the unit menu"):
                 ctl = await self.controls(listening=True)
                 groups = [g for g in self._groups(ctl, unit_name) if g["path"] not in cat_paths]
         if len(per_unit) >= 3 or (not groups and len(per_unit) >= 2):  # a field per unit

@@ -37,7 +37,9 @@ CATEGORY_IDS = ("length", "weight", "temperature")
 PAIRS: dict[str, list[tuple[str, str, str]]] = {  # (from, to, typed value)
     "length": [("km", "m", "1"), ("in", "cm", "5"), ("mi", "km", "3.7"), ("m", "ft", "2")],
     "weight": [("lb", "kg", "2.5"), ("oz", "g", "8"), ("kg", "lb", "3"), ("t", "kg", "2")],
-    "temperature": [("C", "F", "37"), ("F", "C", "212"), ("C", "K", "25"), ("C", "F", "-10")],
+    # Every ordered pair: a page may write one formula per pair (K -> C a slip where C -> K is right).
+    "temperature": [("C", "F", "37"), ("F", "C", "212"), ("C", "K", "25"), ("C", "F", "-10"), ("K", "C", "300"),
+                    ("F", "K", "50"), ("K", "F", "280")],
 }
 _SETTLE_S = 0.5
 # NaN and Infinity may run into a unit ("NaNkm"); undefined and null are whole words.
@@ -219,7 +221,22 @@ async def _live_in(s: PageSession, category: str, conv: ConverterPage, pair: tup
         rows.append({"category": category, "typed": f"{typed} {pair[0]}", "changed": changed[:4],
                      f"reading ({pair[1]})": number.value if number else text})
     if _follows(category, pair, *readings):
-        return LIVE, "", rows
+        # A person deletes too: Backspace back to "1" shows 1's result again (a page that listens
+        # only to the keys of numbers keeps showing 12's).
+        await press(s, "Backspace")
+        await settle(s, SLOW_DEBOUNCE_S)
+        back = await conv.snapshot()
+        number, text = await conv.read(steps[2], back, pair[1], "1")
+        rows.append({"category": category, "typed": f"1 {pair[0]} (Backspace after 12)",
+                     "changed": [t for p, t in back.items() if steps[2].get(p) != t][:4],
+                     f"reading ({pair[1]})": number.value if number else text})
+        one = readings[0]
+        if number is not None and one is not None and abs(number.value - one.value) <= (
+                1e-3 * abs(one.value) + number.half_step + one.half_step):
+            return LIVE, "", rows
+        shown = f"showed {number.value:g}" if number is not None else "still showed the result for 12"
+        return DID_NOT_FOLLOW, (f"{category}: after Backspace (12 -> 1 {pair[0]}) the page {shown}, "
+                                f"not the result for 1 ({one.value:g} {pair[1]})"), rows
     typing_changed = steps[0] != steps[1] or steps[1] != steps[2]
     await press(s, "Tab")  # the field loses focus: a "change" listener fires now
     await settle(s, _SETTLE_S)

@@ -81,7 +81,10 @@ def test_words_that_are_english_too_need_the_pages_language() -> None:
     assert english("Zollstock", "de") == "Zollstock"  # whole words only
 
 
-@pytest.mark.parametrize(("label", "category"), [("📏 Länge", "length"), ("⚖️ Gewicht", "weight"),
-                                                  ("Temperatur", "temperature"), ("Poids", "weight")])
-def test_category_words_of_other_languages(label: str, category: str) -> None:
-    assert category_of(english(label, "de" if "ä" in label else "fr")) == category
+@pytest.mark.parametrize(("label", "lang", "category"), [
+    ("📏 Länge", "de", "length"), ("⚖️ Gewicht", "de", "weight"), ("Temperatur", "de", "temperature"),
+    ("Poids", "fr", "weight"), ("Masse", "de", "weight"), ("Masse", "fr", "weight"), ("Massa", "it", "weight"),
+    ("Masa", "es", "weight"),
+])
+def test_category_words_of_other_languages(label: str, lang: str, category: str) -> None:
+    assert category_of(english(label, lang)) == category
