@@ -114,9 +114,17 @@ class AgentOutcome(BaseModel):
     wall_s: float = 0.0
 
 
-async def _entry_exists(sandbox: Sandbox, entry: str) -> bool:
-    result = await sandbox.exec(f"test -f {shlex.quote(entry)}", timeout_s=30)
-    return result.exit_code == 0 and not result.timed_out
+async def entry_exists(sandbox: Sandbox, entry: str, *, nonempty: bool = False) -> bool:
+    """Whether the entry file is in the workspace (``nonempty``: and not empty).
+
+    A sandbox that does not answer within the bound says nothing about the artefact: SandboxError
+    (the caller's infrastructure path), never "missing" (a model outcome, no-artefact).
+    """
+    result = await sandbox.exec(f"test -{'s' if nonempty else 'f'} {shlex.quote(entry)}", timeout_s=60)
+    if result.timed_out:
+        raise SandboxError(f"could not tell whether {entry} exists: the sandbox did not answer `test` "
+                           "within 60 s")
+    return result.exit_code == 0
 
 
 class _Session:
@@ -184,7 +192,7 @@ class _Session:
             if outcome.finished:
                 if self.finish_refusals >= 1:
                     self.stop, self.summary = "finish", outcome.summary
-                elif await _entry_exists(self.sandbox, self.entry):
+                elif await entry_exists(self.sandbox, self.entry):
                     self.stop, self.summary = "finish", outcome.summary
                     self.entry_verified = True  # saves the final check one sandbox exec
                 else:
@@ -207,7 +215,7 @@ class _Session:
             return
         self.summary = content
         self.plain_in_a_row += 1
-        if self.plain_in_a_row >= 2 or await _entry_exists(self.sandbox, self.entry):
+        if self.plain_in_a_row >= 2 or await entry_exists(self.sandbox, self.entry):
             self.stop = "answer"
             return
         self.nudges += 1
@@ -261,7 +269,11 @@ class BuiltinAgent:
                 transcript.event("error", error_type=type(exc).__name__, error=str(exc), turns=s.turns)
                 raise
             s.stop = "wall"
-        exists = s.stop != "sandbox-ended" and (s.entry_verified or await _entry_exists(sandbox, entry))
+        try:
+            exists = s.stop != "sandbox-ended" and (s.entry_verified or await entry_exists(sandbox, entry))
+        except SandboxError as exc:  # the sandbox did not answer: nothing known of the artefact
+            transcript.event("error", error_type=type(exc).__name__, error=str(exc), turns=s.turns)
+            raise
         assert s.stop is not None
         if s.stop in BUDGET_STOPS:
             status = "budget"

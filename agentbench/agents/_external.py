@@ -41,7 +41,7 @@ import structlog
 from ..config import ModelConfig
 from ..errors import ModelError, ModelHTTPError, SandboxError
 from ..sandbox import ended_from_inside
-from ._builtin import AgentLimits, AgentOutcome
+from ._builtin import AgentLimits, AgentOutcome, entry_exists
 from ._gateway import CONTAINER_DIR, SOCKET_NAME, ModelGateway
 from ._images import ensure_agent_image
 from ._registry import AGENT_HOME, AgentPlan, ExternalAgent, task_prompt
@@ -206,7 +206,7 @@ class ExternalSession:
             if plan.junk:
                 await box.exec("rm -rf -- " + " ".join(shlex.quote(j) for j in plan.junk), timeout_s=30)
             # -s: aider creates the file it is given empty before its first request
-            exists = (await box.exec(f"test -s {shlex.quote(entry)}", timeout_s=30)).exit_code == 0
+            exists = await entry_exists(box, entry, nonempty=True)
         return self._outcome(gateway.record, stop_reason, exit_code, exists, started, adir, transcript)
 
     def _sandbox_ended(self, record: Any, why: str, started: float, transcript: Transcript) -> AgentOutcome:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentbench.agents import AgentLimits, AgentOutcome, BuiltinAgent, Transcript
-from agentbench.errors import ModelHTTPError, ModelTimeout
+from agentbench.errors import ModelHTTPError, ModelTimeout, SandboxError
 from agentbench.models import ChatClient, Reply
 from agentbench.sandbox import DockerSandbox
 from tests.helpers.scripted import ScriptedServer
@@ -176,6 +176,26 @@ async def test_plain_answers_get_one_nudge_then_end_without_artefact(scripted, s
     nudge = scripted.requests[1]["messages"][-1]
     assert nudge["role"] == "user" and "No tool was called" in nudge["content"]
     assert (outcome.status, outcome.stop_reason, outcome.nudges, outcome.turns) == ("no-artefact", "answer", 1, 2)
+
+
+async def test_a_sandbox_that_does_not_answer_whether_the_entry_exists_is_no_model_outcome(
+        scripted, sandbox, tmp_path) -> None:
+    """Under heavy load a demo run ended `no-artefact` although its page was written: the sandbox's
+    answer to `test -f index.html` did not come within the bound, and "no answer" read as "missing".
+    The test holds that exec past its bound (a command that cannot end in it); the rest run for real."""
+    real_exec = sandbox.exec
+
+    async def test_never_answers(command: str, **kwargs: Any):
+        if command.startswith("test -"):
+            return await real_exec("sleep 30", timeout_s=0.5)
+        return await real_exec(command, **kwargs)
+
+    sandbox.exec = test_never_answers
+    scripted.enqueue(calls(("write_file", {"path": "index.html", "content": PAGE})), say("Done: index.html."))
+
+    with pytest.raises(SandboxError, match="could not tell whether index.html exists"):
+        await run_agent(scripted, sandbox, tmp_path)
+    assert records(tmp_path)[-1]["event"] == "error"  # said in the transcript, then raised: an infra error
 
 
 async def test_plain_answer_after_writing_the_entry_ends_the_session(scripted, sandbox, tmp_path) -> None:
