@@ -80,6 +80,7 @@ class Recipe:
     found_by: str
     hover: bool = False  # the part shows only while the mouse is over the row
     confirm: str = ""  # then the page asks in a box of its own: the button with this name is clicked
+    opener: str = ""  # first click the part at this place, which shows the part at ``rel`` (a row's menu)
 
 
 @dataclass
@@ -268,6 +269,12 @@ class TodoApp:
             raise CheckError(f"task '{task}' is not shown, so it cannot be used")
         if recipe.hover:
             await act(self.s, info["row"], "hover", f"the row of '{task}'")
+        if recipe.opener:
+            opener = await dom(self.s, "fromRel", {"root": info["row"], "rel": recipe.opener})
+            if opener is None:
+                raise CheckError(f"the row of '{task}' has no part that opens {recipe.what}")
+            await act(self.s, opener, "click", f"what opens {recipe.what} of '{task}'")
+            await settle(self.s, 0.15)
         target = await dom(self.s, "fromRel", {"root": info["row"], "rel": recipe.rel})
         if target is None:
             raise CheckError(f"the row of '{task}' has no {recipe.what}")

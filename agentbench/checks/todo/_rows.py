@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["ROW_CAP", "explore_rows", "rank_row"]
 
 ROW_CAP = 16  # actions tried on rows
+REVEALED_CAP = 4  # parts an action showed in a row (a menu's items), tried after opening it the same way
 _TOG = re.compile(r"\bdone\b|complete|finish|\bcheck|toggle|\bmark|✓|✔|☐|☑|✅|undo|reopen|uncheck|restore", re.I)
 _EDIT = re.compile(r"edit|pencil|rename|✎|✏|\bsave\b|cancel", re.I)
 
@@ -87,8 +88,10 @@ async def explore_rows(s: PageSession, app: TodoApp, todo: TodoMap, names: Names
         fresh.append(task)
     target = fresh[1]
     cands = await _row_candidates(s, app, target)
+    known = {(r.rel, r.action) for _, r in cands}
     last: dict[str, Any] | None = None  # the page as the last action left it, when that changed nothing
-    for _, recipe in cands:
+    while cands:
+        _, recipe = cands.pop(0)
         if todo.toggle and todo.delete:
             break
         if (todo.toggle and recipe.rel == todo.toggle.rel and recipe.action == "click") or not trials.take():
@@ -101,11 +104,36 @@ async def explore_rows(s: PageSession, app: TodoApp, todo: TodoMap, names: Names
                 fresh.append(task)
             target = fresh[1]
         todo.row_tried += 1
-        done, last = await _try_on_row(s, app, todo, recipe, target, trials, last)
+        shown: list[tuple[float, Recipe]] = []
+        done, last = await _try_on_row(s, app, todo, recipe, target, trials, last, shown)
+        # Parts the action showed (a menu opened by a row's '⋯'): tried next, each opened the same way.
+        fresh_parts = [(rank, r) for rank, r in shown if (r.rel, r.action) not in known][:REVEALED_CAP]
+        known |= {(r.rel, r.action) for _, r in fresh_parts}
+        cands = sorted(fresh_parts + cands, key=lambda x: x[0])
         if done:
             fresh.remove(target)
             last = None
     todo.row_capped = trials.capped and not (todo.toggle and todo.delete)
+
+
+async def _revealed(s: PageSession, app: TodoApp, opener: Recipe, task: str,
+                    state: dict[str, Any]) -> list[tuple[float, Recipe]]:
+    """The row's parts a person could act on now, each as a recipe that first uses ``opener`` (the
+    click that showed them, a menu's '⋯') on the row; those known before are left out by the caller."""
+    info = app.item(state, task)
+    if info is None:
+        return []
+    row = info["row"]
+    out: list[tuple[float, Recipe]] = []
+    for c in await controls(s, scope=row):
+        if c.kind in {"field", "select"} and not c.hidden_input:
+            continue
+        rel = await dom(s, "relOf", {"root": row, "el": c.target})
+        if rel == opener.rel:
+            continue
+        out.append((rank_row(c, ""), Recipe(rel, "click", f"{opener.what}, then {c.describe()}",
+                                            f"{c.found_by}, shown by {opener.what}", opener.hover, opener=opener.rel)))
+    return out
 
 
 async def _use_again(s: PageSession, app: TodoApp, recipe: Recipe, task: str, was: dict[str, Any]) -> dict[str, Any]:
@@ -137,11 +165,13 @@ def _wrong(todo: TodoMap, recipe: Recipe, task: str, effect: str) -> None:
 
 
 async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recipe, task: str,
-                      trials: Trials, before: dict[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
+                      trials: Trials, before: dict[str, Any] | None,
+                      shown: list[tuple[float, Recipe]]) -> tuple[bool, dict[str, Any] | None]:
     """Use one recipe on a fresh task's row and record its effect.
 
     Returns (whether the task is no longer fresh, the page as read after when nothing changed).
-    ``before``: the page as the last action left it (it changed nothing), else None.
+    ``before``: the page as the last action left it (it changed nothing), else None. ``shown``
+    receives the row's parts a click showed (a menu it opened), to be tried after that click.
     """
     errors = len(s.errors)
     if before is None:
@@ -213,6 +243,8 @@ async def _try_on_row(s: PageSession, app: TodoApp, todo: TodoMap, recipe: Recip
         return False, after
     also = f"; also changed {gone}" if gone else ""
     trials.add(recipe.what, say, "; ".join(diff[:4]) + also, found=recipe.found_by)
+    if "a part shown" in diff and recipe.action == "click" and not recipe.opener and not recipe.confirm:
+        shown.extend(await _revealed(s, app, recipe, task, after))
     if todo.toggle or gone:
         return True, None
     # Changed its look: a second use should change it back, a third mark it again.
