@@ -15,8 +15,8 @@
     return findDomBalls();
   }
   // Round elements (border-radius of half their size, SVG circles and ellipses) that a person
-  // sees as balls; their arena is the element they are positioned in (an <svg>, a box, else the
-  // viewport). Looked up once; their boxes are read every frame.
+  // sees as balls; their arena is the box they are all shown in (arenaOf). Looked up once (again
+  // every 30 logs); their boxes are read every frame.
   function findDomBalls() {
     const els = [];
     const all = N.querySelectorAll.call(document, "body *");
@@ -34,14 +34,28 @@
           || st.transform !== "none" || st.position === "relative")) els.push(el);
     }
     if (!els.length) return null;
-    const first = els[0];
-    let arena = first instanceof SVGElement ? first.ownerSVGElement : first.offsetParent;
-    if (arena === document.body || arena === document.documentElement) arena = null;
     const cols = els.map((el) => {
       const st = N.getComputedStyle(el);
       return (el instanceof SVGElement ? st.fill : st.backgroundColor + " " + st.backgroundImage).slice(0, 60);
     });
-    return { dom: true, els, arena, cols };
+    return { dom: true, els, arena: arenaOf(els), cols };
+  }
+  // The stage a person sees the balls in: the nearest box that holds every ball (their nearest
+  // common ancestor, else the first above it that positions or clips what it holds), an <svg>
+  // for SVG circles; null (the viewport) when that is the page itself. A box that holds one ball
+  // of several (a lane that carries it sideways) is part of the ball, not the stage.
+  function arenaOf(els) {
+    let box = els[0].parentElement;
+    for (let k = 1; k < els.length && box; k++) {
+      while (box && !box.contains(els[k])) box = box.parentElement;
+    }
+    for (; box && box !== document.body && box !== document.documentElement; box = box.parentElement) {
+      if (box instanceof SVGSVGElement) return box;
+      if (box instanceof SVGElement) continue;  // a group: the <svg> above it
+      const st = N.getComputedStyle(box);
+      if (st.position !== "static" || st.overflowX !== "visible" || st.overflowY !== "visible") return box;
+    }
+    return null;
   }
   function arenaRect(t) {
     if (t.arena) {  // inside its border: where a ball can be seen
