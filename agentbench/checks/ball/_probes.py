@@ -299,9 +299,10 @@ async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
                 *(CheckResult(id=c, status="skip", detail="no balls move: nothing to judge") for c in ids[1:])]
     results = [CheckResult(id="motion", status="pass", evidence=evidence, detail=f"the balls move{how}",
                            data={"tracks": len(tracks), "spawn": spawn.name})]
-    if size is None or not tracks:
-        why = "something moves, but nothing drawn as a ball (canvas arcs, round sprites or elements, SVG circles)"
-        results += [CheckResult(id=c, status="skip", detail=why) for c in ids[1:]]
+    if size is None or not tracks:  # what moves is no ball this harness sees: it cannot tell
+        why = ("could not tell: something moves, but nothing drawn as a ball (canvas arcs, Path2D circles, "
+               "round sprites or elements, SVG circles)")
+        results += [CheckResult(id=c, status="error", detail=why) for c in ids[1:]]
     else:
         watched = (log[-1][0] - log[0][0]) / 1000 if log else 0.0
         bad = out_of_bounds(tracks, size, log[-1][0])

@@ -138,12 +138,60 @@
     return apply(hooks.ellipse, this, arguments);
   } }.ellipse, true);
   define(C2D, "beginPath", { beginPath() { S.pending = []; return apply(hooks.beginPath, this, []); } }.beginPath, true);
+  // A Path2D keeps its circles (path px); filling or stroking it draws them under the context's
+  // transform then (one unit circle filled under a per-ball scale is as much a ball as an arc).
+  // A path copied with new Path2D(path) or built from SVG path text is not followed.
+  const P2D = N.Path2D.prototype;
+  const pathHooks = { arc: P2D.arc, ellipse: P2D.ellipse, addPath: P2D.addPath };
+  const pathCircles = new N.WeakMap();
+  function pathCircle(path, x, y, rx, ry, a0, a1) {
+    try {
+      if (!(abs(a1 - a0) >= PI)) return;
+      x = apply(N.Number, undefined, [x]); y = apply(N.Number, undefined, [y]);
+      rx = apply(N.Number, undefined, [rx]); ry = apply(N.Number, undefined, [ry]);
+      if (!(mathMin(rx, ry) >= 0.5 * mathMax(rx, ry))) return;
+      let list = call(N.wmGet, pathCircles, path);
+      if (!list) { list = []; call(N.wmSet, pathCircles, path, list); }
+      if (list.length < 50) push(list, [x, y, mathMax(rx, ry)]);
+    } catch (e) { /* ignore */ }
+  }
+  function commitPath(ctx, path, style) {
+    try {
+      const list = call(N.wmGet, pathCircles, path);
+      if (!list) return;
+      const m = call(N.getTransform, ctx);
+      const scale = sqrt(abs(m.a * m.d - m.b * m.c));
+      const alpha = call(N.globalAlpha, ctx) * styleAlpha(style), key = styleKey(style), cv = call(N.canvasOf, ctx);
+      for (let i = 0; i < list.length && S.circles.length < 2000; i++) {
+        const c = list[i];
+        push(S.circles, [cv, m.a * c[0] + m.c * c[1] + m.e, m.b * c[0] + m.d * c[1] + m.f, c[2] * scale, alpha, key]);
+      }
+    } catch (e) { /* ignore */ }
+  }
+  define(P2D, "arc", { arc(x, y, r, a0, a1, ccw) {
+    pathCircle(this, x, y, r, r, a0, a1);
+    return apply(pathHooks.arc, this, arguments);
+  } }.arc, true);
+  define(P2D, "ellipse", { ellipse(x, y, rx, ry, rot, a0, a1, ccw) {
+    pathCircle(this, x, y, rx, ry, a0, a1);
+    return apply(pathHooks.ellipse, this, arguments);
+  } }.ellipse, true);
+  define(P2D, "addPath", { addPath(path, transform) {
+    const out = apply(pathHooks.addPath, this, arguments);  // throws as the browser's for a wrong path
+    try {
+      const list = transform === undefined ? call(N.wmGet, pathCircles, path) : undefined;
+      for (let i = 0; list && i < list.length; i++) pathCircle(this, list[i][0], list[i][1], list[i][2], list[i][2], 0, 2 * PI);
+    } catch (e) { /* ignore */ }
+    return out;
+  } }.addPath, true);
   define(C2D, "fill", { fill(a, b) {
-    if (!(a instanceof N.Path2D)) commitCircles(this, call(N.fillStyle, this));
+    if (a instanceof N.Path2D) commitPath(this, a, call(N.fillStyle, this));
+    else commitCircles(this, call(N.fillStyle, this));
     return apply(hooks.fill, this, arguments);
   } }.fill, true);
   define(C2D, "stroke", { stroke(a) {
-    if (!(a instanceof N.Path2D)) commitCircles(this, call(N.strokeStyle, this));
+    if (a instanceof N.Path2D) commitPath(this, a, call(N.strokeStyle, this));
+    else commitCircles(this, call(N.strokeStyle, this));
     return apply(hooks.stroke, this, arguments);
   } }.stroke, true);
   // WebGL canvases keep their drawing buffer so a capture between frames is not blank.

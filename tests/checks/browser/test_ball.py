@@ -42,6 +42,8 @@ EXPECT = {
     "click_blank.html": ("pass", "pass", "pass", "pass"),       # a blank white page until clicked
     # Balls as pages draw them, and what the prompt asks of them.
     "wrapped_dom.html": ("pass", "pass", "pass", "pass"),       # each div in a lane of its own in the stage
+    "path2d_balls.html": ("pass", "pass", "pass", "pass"),      # one unit-circle Path2D under a transform
+    "moving_squares.html": ("pass", "error", "error", "error"),  # moves, but nothing a ball: could not tell
 }
 REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.html": "fail", "static.html": "skip",
            "decorated_layers.html": "pass", "dom_balls.html": "pass", "svg_framelocked_escape.html": "fail",
@@ -66,6 +68,12 @@ async def test_ball_probes(runs: GameRuns, name: str) -> None:
     results = await runs.probes(name)
     got = tuple(results[c].status for c in ("motion", "bounds", "energy-loss", "ball-count"))
     assert got == EXPECT[name], explain(results)
+
+
+@pytest.mark.parametrize(("name", "check", "says"), [("moving_squares.html", "bounds", "could not tell")])
+async def test_detail_says_what_a_person_sees_wrong(runs: GameRuns, name: str, check: str, says: str) -> None:
+    result = (await runs.probes(name))[check]
+    assert says in result.detail, explain(result)
 
 
 async def test_bounds_names_where_a_ball_left(runs: GameRuns) -> None:
