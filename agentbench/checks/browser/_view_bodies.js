@@ -36,7 +36,7 @@
     if (!els.length) return null;
     const cols = els.map((el) => {
       const st = N.getComputedStyle(el);
-      return (el instanceof SVGElement ? st.fill : st.backgroundColor + " " + st.backgroundImage).slice(0, 60);
+      return (el instanceof SVGElement ? st.fill : st.backgroundColor + " " + st.backgroundImage).slice(0, 200);
     });
     return { dom: true, els, arena: arenaOf(els), cols };
   }
@@ -84,14 +84,15 @@
   // ---- bodies: what a person takes for balls, logged every `every` frames for the ball probes ----
   // Every opaque circle drawn (a ball, its highlight, its outline): which of them are balls is
   // decided from how they move (Python: a highlight rides on its ball). A circle drawn twice at
-  // the same place (fill, then stroke) is logged once.
+  // the same place (fill, then stroke) is logged once, in both colours (a black outline on every
+  // ball does not make them one colour).
   const B = { every: 0, target: undefined, log: [], colours: [], ids: new Map(), rescan: 0 };
   function colourId(key) {
     let id = B.ids.get(key);
     if (id === undefined && B.colours.length < 200) { id = B.colours.length; B.colours.push(key); B.ids.set(key, id); }
     return id === undefined ? -1 : id;
   }
-  function dedupe(cs) {
+  function dedupe(cs) {  // [x, y, r, colour key] -> [x, y, r, colour id]
     const out = [];
     for (let i = 0; i < cs.length && out.length < 400; i++) {
       const c = cs[i];
@@ -99,10 +100,15 @@
       let dup = false;
       for (let k = out.length - 1; k >= 0 && k >= out.length - 3; k--) {
         const o = out[k];
-        if (o[0] === x && o[1] === y && o[2] === r) { dup = true; break; }
+        if (o[0] === x && o[1] === y && o[2] === r) {
+          if (o[3] !== c[3] && o[3].length < 300 && !o[3].split(" & ").includes(c[3])) o[3] += " & " + c[3];
+          dup = true;
+          break;
+        }
       }
       if (!dup) out.push([x, y, r, c[3]]);
     }
+    for (const o of out) o[3] = colourId(o[3]);
     return out;
   }
   function logBodies(frame, age) {
@@ -121,12 +127,12 @@
         const r = N.getRect.call(el);
         if (r.width <= 0) continue;
         cs.push([r.left + r.width / 2 - a.left, r.top + r.height / 2 - a.top, Math.max(r.width, r.height) / 2,
-          colourId(B.target.cols[k])]);
+          B.target.cols[k]]);
       }
     } else if (B.target) {
       size = [B.target.width, B.target.height];
       const src = age <= 6 ? S.lastCircles : [];
-      for (const [cv, x, y, r, a, key] of src) if (cv === B.target && a >= FAINT) cs.push([x, y, r, colourId(key || "")]);
+      for (const [cv, x, y, r, a, key] of src) if (cv === B.target && a >= FAINT) cs.push([x, y, r, key || ""]);
     }
     if (B.log.length < 20000) B.log.push([frame, dedupe(cs), size]);
   }

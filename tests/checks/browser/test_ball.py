@@ -9,7 +9,7 @@ import pytest_asyncio
 from _game_runs import FIXTURES, GameRuns, explain
 
 from agentbench.checks.ball._bodies import Track
-from agentbench.checks.ball._probes import _energy
+from agentbench.checks.ball._probes import _count, _energy
 from agentbench.checks.ball._tracks import Contacts, flight_speeds, out_of_bounds
 from agentbench.checks.browser import BrowserHarness, run_browser_checks_async
 
@@ -44,6 +44,7 @@ EXPECT = {
     "wrapped_dom.html": ("pass", "pass", "pass", "pass"),       # each div in a lane of its own in the stage
     "path2d_balls.html": ("pass", "pass", "pass", "pass"),      # one unit-circle Path2D under a transform
     "moving_squares.html": ("pass", "error", "error", "error"),  # moves, but nothing a ball: could not tell
+    "one_colour.html": ("pass", "pass", "pass", "fail"),        # five sizes, one colour
 }
 REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.html": "fail", "static.html": "skip",
            "decorated_layers.html": "pass", "dom_balls.html": "pass", "svg_framelocked_escape.html": "fail",
@@ -70,7 +71,8 @@ async def test_ball_probes(runs: GameRuns, name: str) -> None:
     assert got == EXPECT[name], explain(results)
 
 
-@pytest.mark.parametrize(("name", "check", "says"), [("moving_squares.html", "bounds", "could not tell")])
+@pytest.mark.parametrize(("name", "check", "says"), [
+    ("one_colour.html", "ball-count", "one colour"), ("moving_squares.html", "bounds", "could not tell")])
 async def test_detail_says_what_a_person_sees_wrong(runs: GameRuns, name: str, check: str, says: str) -> None:
     result = (await runs.probes(name))[check]
     assert says in result.detail, explain(result)
@@ -183,6 +185,16 @@ async def test_rebounds_that_grow_alone_fail_but_after_a_hit_pass() -> None:
     hit = _energy([grow, beside], (400, int(H)))
     assert hit.status != "fail" or "on its own" not in hit.detail, hit.detail
     assert hit.data.get("rises_after_a_hit", 0) >= 2
+
+
+async def test_one_colour_is_told_only_from_colours_drawn() -> None:
+    two = [_hops([100, 50], x=100.0), _hops([100, 50], x=250.0)]
+    for tr in two:
+        tr.colours = {0}
+    assert _count(two, ["#e67e22 & #000000"]).status == "fail"
+    assert _count(two, ["#e67e22 & #000000"], own=False).status == "pass"  # balls a person adds
+    for key in ("img:ball.png", "pattern", "rgba(0, 0, 0, 0) none", "none", "#e67e22 & img:sheet.png"):
+        assert _count(two, [key]).status == "pass", key
 
 
 async def test_balls_that_pass_through_each_other_do_not_collide() -> None:
