@@ -24,7 +24,7 @@ from ..browser._play import Run, Step, close_all, moving
 from ..browser._registry import LoadRun, ProbeContext
 from ._bodies import Track, balls, follow
 from ._cut import cut_by_limit
-from ._tracks import Contacts, at_rest, out_of_bounds, rebounds
+from ._tracks import Contacts, at_rest, out_of_bounds, rebounds, unsettled
 
 __all__ = ["CHECK_IDS", "LOAD_RUN", "Spawn", "ball_probes", "find_spawn", "shared_spawn"]
 
@@ -189,12 +189,18 @@ def _evidence(ctx: ProbeContext, run: Run) -> Evidence | None:
     return Evidence(kind="file", label="t = " + ", ".join(f"{i * run.every:.1f}" for i in picks) + " s", path=rel)
 
 
-def _energy(tracks: list[Track], size: tuple[int, int]) -> CheckResult:
-    """Rebounds lose height. A ball that bounces higher after another hit it got that height from
-    the other ball (it lost as much): only growth with no other ball touching counts."""
+def _energy(tracks: list[Track], size: tuple[int, int], end_ms: float | None = None) -> CheckResult:
+    """Rebounds lose height, and the balls settle. A ball that bounces higher after another hit it
+    got that height from the other ball (it lost as much): only growth with no other ball touching
+    counts. ``end_ms``: the end of a watch that ran its full time (the balls never came to rest),
+    whose last seconds show whether they are settling (``unsettled``)."""
     floor_band = size[1] * 0.5
     series = [(k, s) for k, tr in enumerate(tracks) if len(s := rebounds(tr.pts, floor_band)) >= 2]
+    restless = unsettled(tracks, end_ms, size) if end_ms is not None else None
+    never = f"the balls never settle: {restless}"
     if not series:
+        if restless:
+            return CheckResult(id="energy-loss", status="fail", detail=never)
         return CheckResult(id="energy-loss", status="skip",
                            detail="no ball was seen bouncing on the floor twice: bounce heights unknown")
     data: dict[str, object] = {"rebounds_px": [[round(h) for _, _, h in s[:12]] for _, s in series[:20]]}
@@ -220,6 +226,10 @@ def _energy(tracks: list[Track], size: tuple[int, int]) -> CheckResult:
         return CheckResult(id="energy-loss", status="fail", data=data,
                            detail=f"bounces do not lose height (first rebounds {first:.0f} px in all, "
                            f"last {last:.0f} px)")
+    if restless:
+        return CheckResult(id="energy-loss", status="fail", data=data,
+                           detail=f"{never}; their first rebounds lost height ({first:.0f} px in all, "
+                           f"last {last:.0f} px), then they stopped losing energy")
     return CheckResult(id="energy-loss", status="pass", data=data,
                        detail=f"bounces lose height (first rebounds {first:.0f} px in all, last {last:.0f} px)")
 
@@ -294,6 +304,7 @@ async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
     how = f" (after {spawn.name})" if spawn.name else ""
     try:
         await watch(run, log, spawn.t0)
+        full = run.now >= spawn.t0 + WATCH - 1e-6  # the balls never all came to rest
         frames_moving = moving(run, spawn.t0, min(run.now, spawn.t0 + 5))
         colours = await _colours(run)
     finally:
@@ -327,7 +338,7 @@ async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
                                    detail="; ".join(bad) if bad else f"{len(tracks)} ball(s) stay inside the "
                                    f"{size[0]}x{size[1]} arena for {watched:.0f} s{how}",
                                    data={"arena": list(size), "balls": len(tracks), "watched_s": round(watched, 1)}))
-        results.append(_energy(tracks, size))
+        results.append(_energy(tracks, size, log[-1][0] if full else None))
         results.append(_count(tracks, colours, own=spawn.name is None))
     for r in results:
         r.duration_s = time.monotonic() - started

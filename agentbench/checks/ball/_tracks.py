@@ -1,6 +1,7 @@
 """Balls' tracks judged as a person would: a ball stays inside the arena (``out_of_bounds``), its
 rebounds lose height (``bounces``), balls that collide trade height (``Contacts``), the balls come to
-rest (``at_rest``), how fast they fly (``speeds``). Pure functions over ``_bodies``' tracks.
+rest (``at_rest``) or go on as lively as ever (``unsettled``), how fast they fly (``speeds``).
+Pure functions over ``_bodies``' tracks.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 from ..browser._perception import SEEN_PX, SEEN_S, STILL_PX, lasts, overlap_seen, spells
 from ._bodies import Body, Track
 
-__all__ = ["Contacts", "at_rest", "bounces", "flight_speeds", "out_of_bounds", "rebounds", "speeds"]
+__all__ = ["Contacts", "at_rest", "bounces", "flight_speeds", "out_of_bounds", "rebounds", "speeds", "unsettled"]
 
 _EDGES = (("floor", lambda x, y, r, w, h: y + r - h), ("left wall", lambda x, y, r, w, h: r - x),
           ("right wall", lambda x, y, r, w, h: x + r - w), ("top", lambda x, y, r, w, h: r - y))
@@ -206,3 +207,77 @@ def flight_speeds(tracks: list[Track], t_from: float, t_to: float) -> list[float
         if v > 5:
             out.append(v)
     return out
+
+
+SETTLE_WINDOW_MS = 10_000.0  # the end of a watch and the span before it, compared (``unsettled``)
+LIVELY_PX = 6.0  # a ball that stays within this many px a whole window looks settled (a pile's jiggle)
+
+
+def _rate(pts: list[tuple[float, float, float]], axis: int) -> float:
+    """How far a ball moves along ``axis`` (1: x, 2: y) per virtual s over ``pts``, turns included."""
+    secs = (pts[-1][0] - pts[0][0]) / 1000
+    return sum(abs(b[axis] - a[axis]) for a, b in zip(pts, pts[1:], strict=False)) / secs if secs > 0 else 0.0
+
+
+def _landing(pts: list[tuple[float, float, float]], floor_y: float) -> list[tuple[float, float, float]]:
+    """The first second a ball spends on the floor (within a few px of ``floor_y``), or []."""
+    start = None
+    for k, p in enumerate(pts):
+        if abs(p[2] - floor_y) > LIVELY_PX / 2:
+            start = None
+            continue
+        start = k if start is None else start
+        if p[0] - pts[start][0] >= 1000:
+            return pts[start:k + 1]
+    return []
+
+
+def _turns(vals: list[float]) -> int:
+    """How many times ``vals`` turn back (by more than a pixel a step)."""
+    steps = [b - a for a, b in zip(vals, vals[1:], strict=False) if abs(b - a) > STILL_PX]
+    return sum(1 for a, b in zip(steps, steps[1:], strict=False) if a * b < 0)
+
+
+def unsettled(tracks: list[Track], end_ms: float, size: tuple[int, int],
+              window_ms: float = SETTLE_WINDOW_MS) -> str | None:
+    """What shows that the balls never settle at the end of a watch that ran its full time, or None.
+
+    A ball that still hops as much in the last ``window_ms`` as in the span before (a minimum
+    bounce: energy given back every bounce), or rolls along the floor faster than when it landed
+    and no slower than in the span before (rolling that gains energy). Visible motion only: a ball
+    that moves less than ``LIVELY_PX`` in the last window (at rest, jiggling in a pile) is settled;
+    one slowing down, however slowly, is settling; one rolling on at the speed it landed with (no
+    friction) loses nothing but gains nothing either. A ball must be drawn in the arena (``size``)
+    through both spans: one gone from it is ``out_of_bounds``' to judge, a fountain's short-lived
+    balls are judged by their bounces.
+    """
+    w, h = size
+    found: list[tuple[float, str]] = []
+    for tr in tracks:
+        shown = [p for p in tr.pts if -tr.r <= p[1] <= w + tr.r and -tr.r <= p[2] <= h + tr.r]
+        early = [p for p in shown if end_ms - 2 * window_ms <= p[0] < end_ms - window_ms]
+        late = [p for p in shown if p[0] >= end_ms - window_ms]
+        if len(early) < 10 or len(late) < 10 or late[-1][0] < end_ms - 0.1 * window_ms \
+                or early[0][0] > end_ms - 1.9 * window_ms:
+            continue
+        xs, ys = [p[1] for p in late], [p[2] for p in late]
+        dx, dy = max(xs) - min(xs), max(ys) - min(ys)
+        if dy >= LIVELY_PX and _turns(ys) >= 2:
+            now, before = _rate(late, 2), _rate(early, 2)
+            if now >= 0.9 * before:
+                found.append((now, f"a ball (r={tr.r:.0f}) still hops {dy:.0f} px high at {end_ms / 1000:.0f} s, "
+                              f"as lively as in the {window_ms / 1000:.0f} s before ({now:.0f} px/s up and down, "
+                              f"{before:.0f} px/s before)"))
+        elif dy < LIVELY_PX and dx >= LIVELY_PX:
+            now, before = _rate(late, 1), _rate(early, 1)
+            landed = _landing(tr.pts, sum(ys) / len(ys))
+            first = _rate(landed, 1) if landed else now
+            if now >= 0.9 * before and now >= 1.5 * first + 20:
+                found.append((now, f"a ball (r={tr.r:.0f}) rolls faster and faster along the floor: "
+                              f"{first:.0f} px/s when it landed at {landed[0][0] / 1000:.0f} s, {now:.0f} px/s "
+                              f"at {end_ms / 1000:.0f} s"))
+    if not found:
+        return None
+    found.sort(reverse=True)
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return found[0][1] + more

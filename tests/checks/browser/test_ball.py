@@ -10,7 +10,7 @@ from _game_runs import FIXTURES, GameRuns, explain
 
 from agentbench.checks.ball._bodies import Track
 from agentbench.checks.ball._probes import _count, _energy
-from agentbench.checks.ball._tracks import Contacts, flight_speeds, out_of_bounds
+from agentbench.checks.ball._tracks import Contacts, flight_speeds, out_of_bounds, unsettled
 from agentbench.checks.browser import BrowserHarness, run_browser_checks_async
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -45,6 +45,8 @@ EXPECT = {
     "path2d_balls.html": ("pass", "pass", "pass", "pass"),      # one unit-circle Path2D under a transform
     "moving_squares.html": ("pass", "error", "error", "error"),  # moves, but nothing a ball: could not tell
     "one_colour.html": ("pass", "pass", "pass", "fail"),        # five sizes, one colour
+    "endless_hop.html": ("pass", "pass", "fail", "pass"),       # a minimum bounce: they hop for ever
+    "floor_roll_gain.html": ("pass", "pass", "fail", "pass"),   # they land, then roll faster and faster
 }
 REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.html": "fail", "static.html": "skip",
            "decorated_layers.html": "pass", "dom_balls.html": "pass", "svg_framelocked_escape.html": "fail",
@@ -72,7 +74,8 @@ async def test_ball_probes(runs: GameRuns, name: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "check", "says"), [
-    ("one_colour.html", "ball-count", "one colour"), ("moving_squares.html", "bounds", "could not tell")])
+    ("one_colour.html", "ball-count", "one colour"), ("endless_hop.html", "energy-loss", "never settle"),
+    ("floor_roll_gain.html", "energy-loss", "never settle"), ("moving_squares.html", "bounds", "could not tell")])
 async def test_detail_says_what_a_person_sees_wrong(runs: GameRuns, name: str, check: str, says: str) -> None:
     result = (await runs.probes(name))[check]
     assert says in result.detail, explain(result)
@@ -185,6 +188,31 @@ async def test_rebounds_that_grow_alone_fail_but_after_a_hit_pass() -> None:
     hit = _energy([grow, beside], (400, int(H)))
     assert hit.status != "fail" or "on its own" not in hit.detail, hit.detail
     assert hit.data.get("rises_after_a_hit", 0) >= 2
+
+
+def _roll(speed_at, end_ms: float = 62_000.0, r: float = 10.0, w: float = 400.0) -> Track:
+    """A ball on the floor from 0 to ``end_ms``, rolling wall to wall at ``speed_at(t_ms)`` px/s."""
+    tr, x, d = Track(r=r), r, 1.0
+    for k in range(int(end_ms / 50) + 1):
+        x += d * speed_at(k * 50.0) * 0.05
+        if not r <= x <= w - r:
+            x, d = min(max(x, r), w - r), -d
+        tr.pts.append((k * 50.0, x, H - r))
+    tr.rs = [r] * len(tr.pts)
+    return tr
+
+
+async def test_balls_that_roll_on_or_jiggle_settle_but_speeding_up_does_not() -> None:
+    steady = _roll(lambda t: 120.0)  # no friction: loses nothing, gains nothing
+    slowing = _roll(lambda t: 300.0 * math.exp(-t / 40_000))  # slow friction: settling
+    jiggle = Track(pts=[(k * 50.0, 200 + (k % 2) * 2.0, H - 10) for k in range(1241)], rs=[10.0] * 1241, r=10.0)
+    assert unsettled([steady, slowing, jiggle], 62_000.0, (400, int(H))) is None
+    faster = _roll(lambda t: min(900.0, 60.0 * math.exp(t / 8_000)))
+    assert "faster and faster" in (unsettled([steady, faster], 62_000.0, (400, int(H))) or "")
+    hopping = _hops([300, 150, 80] + [18] * 200)
+    assert "hops" in (unsettled([hopping], hopping.pts[-1][0], (400, int(H))) or "")
+    falling = Track(pts=[(k * 50.0, 100.0, 0.5 * 900 * (k / 20) ** 2) for k in range(1241)], rs=[10.0] * 1241, r=10.0)
+    assert unsettled([falling], 62_000.0, (400, int(H))) is None  # out of the arena: bounds' to judge
 
 
 async def test_one_colour_is_told_only_from_colours_drawn() -> None:
