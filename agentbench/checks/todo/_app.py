@@ -20,8 +20,8 @@ from ..browser._page import ORIGIN
 if TYPE_CHECKING:
     from ..browser._page import PageSession
 
-__all__ = ["NAMES", "AddBroken", "AddPath", "Names", "Recipe", "TodoApp", "TodoMap", "changed_keys", "look_diff",
-           "reverted"]
+__all__ = ["NAMES", "OPEN", "AddBroken", "AddPath", "Names", "Recipe", "TodoApp", "TodoMap", "changed_keys",
+           "look_diff", "reverted", "use_filter"]
 
 
 NAMES = ("Ant 41", "Bee 52", "Cat 63", "Dog 74", "Elk 85", "Fox 96", "Gnu 17", "Hen 28", "Owl 39", "Yak 50",
@@ -52,6 +52,19 @@ async def _has_indexeddb(s: PageSession) -> bool:
     except CheckError:
         return False
     return bool(got.get("databaseNames"))
+
+
+OPEN = "open:"  # a filter's action "open:<path>": click the control at <path> first (a dropdown's head)
+
+
+async def use_filter(s: PageSession, control: Control, action: str, what: str = "") -> None:
+    """Use a filter control as a person does; one in a menu (``OPEN``) is first shown by clicking
+    what opens it, unless it is shown already (a second click would close the menu)."""
+    if action.startswith(OPEN):
+        if not (await dom(s, "shownPaths", {"paths": [control.target]}))[0]:
+            await act(s, action[len(OPEN):], "click", f"what opens {what or control.describe()}")
+        action = "click"
+    await act(s, control, action, what)
 
 
 class AddBroken(Absent):
@@ -269,13 +282,15 @@ class TodoApp:
             raise CheckError(f"task '{task}' is not shown, so it cannot be used")
         if recipe.hover:
             await act(self.s, info["row"], "hover", f"the row of '{task}'")
-        if recipe.opener:
+        target = await dom(self.s, "fromRel", {"root": info["row"], "rel": recipe.rel})
+        # A part in the row's menu is shown first by what opens it (unless open: a click would close it).
+        if recipe.opener and (target is None or not (await dom(self.s, "shownPaths", {"paths": [target]}))[0]):
             opener = await dom(self.s, "fromRel", {"root": info["row"], "rel": recipe.opener})
             if opener is None:
                 raise CheckError(f"the row of '{task}' has no part that opens {recipe.what}")
             await act(self.s, opener, "click", f"what opens {recipe.what} of '{task}'")
             await settle(self.s, 0.15)
-        target = await dom(self.s, "fromRel", {"root": info["row"], "rel": recipe.rel})
+            target = await dom(self.s, "fromRel", {"root": info["row"], "rel": recipe.rel})
         if target is None:
             raise CheckError(f"the row of '{task}' has no {recipe.what}")
         await act(self.s, target, recipe.action, f"{recipe.what} of '{task}'")
@@ -333,4 +348,4 @@ class TodoApp:
         if key not in self.map.filters:
             raise CheckError(f"found no '{key}' filter control")
         control, action = self.map.filters[key]
-        await act(self.s, control, action, f"the {self.filter_name(key)} filter")
+        await use_filter(self.s, control, action, f"the {self.filter_name(key)} filter")

@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..browser._explore import Control, Trials, act, controls, return_to
+from ...errors import CheckError
+from ..browser._explore import Control, Trials, controls, return_to
 from ..browser._find import page_exceptions, tree_distance
+from ._app import OPEN, use_filter
 
 if TYPE_CHECKING:
     from ..browser._page import PageSession
@@ -113,10 +115,13 @@ async def explore_filters(s: PageSession, app: TodoApp, todo: TodoMap, names: Na
     state = await app.state()
     rows = [i["row"] for infos in state["items"].values() for i in infos]
     exclude = [app.field, *app.stops(), *rows]
-    ranked = _actions(await controls(s, exclude=exclude), (state.get("list") or {}).get("path", ""))
+    near = (state.get("list") or {}).get("path", "")
+    ranked = _actions(await controls(s, exclude=exclude), near)
     facts["candidates"] = len(ranked)
+    listed = {c.path for _, c, _, _ in ranked}
     view, idle = known, []
-    for _, control, action, name in ranked:
+    while ranked:
+        _, control, action, name = ranked.pop(0)
         if all(k in todo.filters for k in _ORDER):
             break
         if not trials.take():
@@ -126,12 +131,20 @@ async def explore_filters(s: PageSession, app: TodoApp, todo: TodoMap, names: Na
             return
         if view == known and len(idle) < 6:
             idle.append((control, action, name))
+        if view == known and action == "click":
+            # Nothing changed but controls may have appeared (a dropdown's menu): tried next, each
+            # opened the same way first.
+            shown = [c for c in await controls(s, exclude=exclude) if c.path not in listed]
+            listed |= {c.path for c in shown}
+            more = [(r, c, OPEN + control.target, n) for r, c, a, n in _actions(shown, near) if a == "click"]
+            facts["candidates"] += len(more)
+            ranked = sorted(more + ranked, key=lambda x: x[0])
     # "All" may do nothing while every task is shown: try those again from a filtered view.
     start = todo.filters.get("done") or todo.filters.get("active")
     for control, action, name in idle if start and "all" not in todo.filters else []:
         if not trials.take():
             break
-        await act(s, start[0], start[1])
+        await use_filter(s, start[0], start[1])
         view = await _try(s, app, todo, trials, control, action, name, known, done_set, active_set, None)
         if view is None or "all" in todo.filters:
             break
@@ -144,12 +157,17 @@ async def _try(s: PageSession, app: TodoApp, todo: TodoMap, trials: Trials, cont
                view: set[str] | None) -> set[str] | None:
     """Use one candidate and read which tasks show; returns the new view (None: the state is lost)."""
     url, errors = s.page.url, len(s.errors)
-    await act(s, control, action, f"'{name}'" if name else control.describe())
+    what = (control.describe() if action == "click" else f"{control.describe()}, shown by a click on another control"
+            if action.startswith(OPEN) else f"{control.describe()} option '{name}'")
+    try:
+        await use_filter(s, control, action, f"'{name}'" if name else control.describe())
+    except CheckError as exc:
+        trials.add(what, "click", f"could not be used: {exc}", found=control.found_by)
+        return view
     state = await app.state(look=True)
     shown = {m for m, n in app.shown(state).items() if n} & known
     done = app.done(state)
     flipped = sorted(m for m in shown if done.get(m) is not None and done[m] != (m in done_set))
-    what = control.describe() if action == "click" else f"{control.describe()} option '{name}'"
     if shown == done_set:
         effect, key = f"showed only the done tasks {sorted(shown)}", "done"
     elif shown == active_set:
@@ -164,11 +182,11 @@ async def _try(s: PageSession, app: TodoApp, todo: TodoMap, trials: Trials, cont
         effect += f" (address now {s.page.url.rsplit('/', 1)[-1]})"
         if not shown and await return_to(s, url):  # another document, not a view of this one
             effect += "; went back"
-            trials.add(what, action.split(":")[0], effect, found=control.found_by)
+            trials.add(what, action.split(":")[0].replace("open", "click"), effect, found=control.found_by)
             return view
     if flipped:
         effect += f"; changed whether {flipped} are done"
-    trials.add(what if action == "click" else what, action.split(":")[0], effect, found=control.found_by)
+    trials.add(what, action.split(":")[0].replace("open", "click"), effect, found=control.found_by)
     named = filter_key(name, control.href)
     if named and named not in todo.filter_facts["named"]:
         todo.filter_facts["named"][named] = {"name": name, "shown": sorted(shown)}

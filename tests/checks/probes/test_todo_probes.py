@@ -41,6 +41,8 @@ GOOD = [
     "todo/good_dialog_names_task.html",
     # A row's Remove shows only after its "⋮" is clicked: opened, then clicked, as a person does.
     "todo/good_row_options_menu.html",
+    # The filters are items of a menu the "Showing: All ▾" button opens: opened, then picked.
+    "todo/good_filter_dropdown_menu.html",
     "demo:careful/todo",
 ]
 # artefact -> {check: expected status}; only these checks run on it
