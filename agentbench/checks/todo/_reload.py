@@ -1,13 +1,14 @@
-"""The last phases of a to-do exploration: delete under a filter, then reloads.
+"""The last phases of a to-do exploration: delete and mark done under a filter, then reloads.
 
 After the rows and filters are known, the same page is used on: under the Active filter the
 second task shown is deleted with the delete action the rows phase found (a delete by position in
-the filtered list hits another task); then a task is added and the page reloaded: the tasks shown
-before must come back with the same done states, and the deleted ones must stay gone (an app that
-deletes on screen but removes another task from storage shows it only now). Then each other kind
-of change is made alone and followed at once by a reload (marking done, marking not done again,
-deleting): an app that saves the whole list on add but nothing on ticking would otherwise have its
-ticks saved by the next add, by accident.
+the filtered list hits another task), and the last task shown is marked done (likewise: a tick by
+position in the filtered list ticks another once a done task comes before it); then a task is
+added and the page reloaded: the tasks shown before must come back with the same done states, and
+the deleted ones must stay gone (an app that deletes on screen but removes another task from
+storage shows it only now). Then each other kind of change is made alone and followed at once by a
+reload (marking done, marking not done again, deleting): an app that saves the whole list on add
+but nothing on ticking would otherwise have its ticks saved by the next add, by accident.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from ..browser._page import PageSession
     from ._app import Names, TodoApp, TodoMap
 
-__all__ = ["delete_under_filter", "reload_phase"]
+__all__ = ["delete_under_filter", "reload_phase", "toggle_under_filter"]
 
 
 async def delete_under_filter(s: PageSession, app: TodoApp, todo: TodoMap, names: Names) -> None:
@@ -65,6 +66,67 @@ async def delete_under_filter(s: PageSession, app: TodoApp, todo: TodoMap, names
         if got != want:
             facts.setdefault("problems", []).append(
                 f"after deleting '{gone}' under Active, {app.filter_name(check)} showed {got}, expected {want}")
+
+
+def _states(app: TodoApp, state: dict[str, Any], tasks: set[str]) -> dict[str, str]:
+    """Each of ``tasks`` as shown: "done", "not done", "gone" ("?" when its look tells neither)."""
+    shown, done = app.shown(state), app.done(state)
+    return {m: "gone" if not shown.get(m) else "?" if done.get(m) is None else "done" if done[m] else "not done"
+            for m in tasks}
+
+
+async def toggle_under_filter(s: PageSession, app: TodoApp, todo: TodoMap, names: Names) -> None:
+    """Under Active, mark the last task shown done: exactly it changes (an app that ticks by the
+    row's place in the filtered list, used as an index into the whole list, ticks another task
+    once a done task comes before it). Judged in the view that shows every task."""
+    facts = todo.toggle_facts
+    recipe = todo.marks_done
+    whole = "all" if "all" in todo.filters else "done" if "done" in todo.filters else None
+    if recipe is None or "active" not in todo.filters or whole is None:
+        facts["filtered note"] = "marking done under a filter not tried: no Active filter (or no other) was found"
+        return
+    await app.show(whole)
+    state = await app.state(look=True)
+    if whole == "all":
+        before = {m: v for m, v in _states(app, state, set(app.tasks)).items() if v in {"done", "not done"}}
+        if sum(1 for m in app.tasks if before.get(m) == "not done") < 2:
+            await app.add(names.next())
+            state = await app.state(look=True)
+            before = {m: v for m, v in _states(app, state, set(app.tasks)).items() if v in {"done", "not done"}}
+    else:  # only Done and Active: the done tasks as Done shows them, the others as Active does
+        before = {m: "done" for m, v in _states(app, state, set(app.tasks)).items() if v == "done"}
+    if "done" not in before.values():
+        facts["filtered note"] = "marking done under a filter not tried: no task was marked done"
+        return
+    await app.show("active")
+    state = await app.state(look=True)
+    order = [m for m in app.visible_in_order(state) if app.shown(state).get(m) == 1]
+    if whole != "all":
+        before.update({m: "not done" for m in order if app.done(state).get(m) is False})
+    active = [m for m in order if before.get(m) == "not done"]
+    if len(active) < 2 or any(before.get(m) != "not done" for m in order):
+        facts["filtered note"] = f"marking done under a filter not tried: Active showed {order}"
+        return
+    task = active[-1]
+    await app.use(recipe, task)
+    await app.show(whole)
+    after = _states(app, await app.state(look=True), set(before))
+    if whole != "all":  # Done shows the done ones; the rest are read under Active
+        await app.show("active")
+        now = _states(app, await app.state(look=True), set(before))
+        after = {m: after[m] if after[m] != "gone" else "not done" if now[m] == "not done" else "gone"
+                 for m in before}
+    step = f"filter {app.filter_name('active')}, mark the last shown ('{task}') done with {recipe.what}"
+    changed = sorted(f"'{m}' {after[m]}" for m in before if m != task and after[m] not in {before[m], "?"})
+    facts.setdefault("steps", []).append({"step": step, "changed": [f"'{task}' {after[task]}"],
+                                          "others": changed})
+    if after[task] == "?":
+        facts["filtered note"] = f"after {step}, whether it was done could not be told"
+    elif after[task] != "done" or changed:
+        got = f"'{task}' was {after[task]}" + (f" and {', '.join(changed)}" if changed else "")
+        facts.setdefault("problems", []).append(
+            f"under {app.filter_name('active')}, marking the last shown task ('{task}') done with {recipe.what}: "
+            f"{got}; only '{task}' should have changed")
 
 
 async def _items(app: TodoApp, tasks: list[str]) -> list[dict[str, Any]]:

@@ -67,6 +67,7 @@ def judge_complete(todo: TodoMap) -> CheckResult:
     for step in facts.get("steps", []):
         if step.get("others changed"):
             problems.append(f"'{step['step']}' also changed {step['others changed']}")
+    problems += facts.get("problems", [])  # marking done under a filter
     if todo.toggle is not None and facts.get("again") is False:
         problems.append(f"using {recipe.what} a third time did not mark the task done again")
     # The filters must see what was marked: a control named for a filter that hides tasks but not

@@ -62,6 +62,9 @@ BROKEN = {
     # Done tasks sink; Remove removes by the row's shown place: another task goes, the chosen stays.
     "todo/bad_delete_sorted_position.html": {"delete": "fail", "complete": "pass"},
     "todo/bad_innerhtml.html": {"escaping": "fail", "add": "pass"},
+    # Ticks by the row's place in the filtered view, used in the full list: right under All; under
+    # Active, with a done task before it, ticking the last shown ticks another task.
+    "todo/bad_toggle_filtered_index.html": {"complete": "fail", "delete": "pass"},
     "todo/bad_adds_blank.html": {"empty-input": "fail", "delete": "pass"},
     # good, but easy to misjudge: a cut-off field and a message row inside the list
     "todo/good_maxlength_message.html": {"escaping": "pass", "empty-input": "pass"},
@@ -120,6 +123,12 @@ async def test_a_delete_that_removes_another_task_says_so(runs: ProbeRuns) -> No
     results, _ = await runs.run("todo/bad_delete_sorted_position.html", BROKEN["todo/bad_delete_sorted_position.html"])
     detail = results["delete"].detail
     assert "removes other tasks than the chosen one" in detail and "instead of" in detail, explain(results)
+
+
+async def test_a_tick_under_a_filter_that_ticks_another_says_which(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("todo/bad_toggle_filtered_index.html", BROKEN["todo/bad_toggle_filtered_index.html"])
+    detail = results["complete"].detail
+    assert "under 'Active'" in detail and "should have changed" in detail, explain(results)
 
 
 async def test_escaping_evidence_shows_what_ran(runs: ProbeRuns) -> None:
