@@ -232,8 +232,17 @@ class TodoApp:
         return [m for _, _, m in sorted(seen)]
 
     @staticmethod
-    def item(state: dict[str, Any], task: str) -> dict[str, Any] | None:
-        return next((i for i in state["items"].get(task, []) if i["shown"]), None)
+    def item(state: dict[str, Any], task: str, nth: int = 0) -> dict[str, Any] | None:
+        """The task's row as shown (``nth``: of a text shown more than once, the nth from the top)."""
+        if not nth:
+            return next((i for i in state["items"].get(task, []) if i["shown"]), None)
+        copies = TodoApp.copies(state, task)
+        return copies[nth] if nth < len(copies) else None
+
+    @staticmethod
+    def copies(state: dict[str, Any], task: str) -> list[dict[str, Any]]:
+        """Every shown row with the task's text, top to bottom (left to right)."""
+        return sorted((i for i in state["items"].get(task, []) if i["shown"]), key=lambda i: (i["top"], i["left"]))
 
     def done(self, state: dict[str, Any]) -> dict[str, bool | None]:
         """Done state of each shown task, read from how the explored task looked once marked done."""
@@ -271,13 +280,14 @@ class TodoApp:
                 how = self.path.label if self.path else "no known way"
                 raise AddBroken(f"typed '{text}' and added it by {how}, but it was not shown")
 
-    async def use(self, recipe: Recipe, task: str, state: dict[str, Any] | None = None) -> None:
+    async def use(self, recipe: Recipe, task: str, state: dict[str, Any] | None = None, nth: int = 0) -> None:
         """Use a row recipe on a task's row (hovering the row first when the part shows on hover).
 
-        ``state``: the page as just read, when the caller has it (saves a read).
+        ``state``: the page as just read, when the caller has it (saves a read). ``nth``: of a
+        text shown more than once, the row that many from the top.
         """
         state = state or await self.state()
-        info = self.item(state, task)
+        info = self.item(state, task, nth)
         if info is None:
             raise CheckError(f"task '{task}' is not shown, so it cannot be used")
         if recipe.hover:

@@ -11,7 +11,9 @@ One session, from a pristine page, tries what a person could act on and watches 
    second that changes it back marks done; an action that removes exactly that row deletes.
 3. filters: with some tasks done, every page control (outside the rows) is used: one after which
    only the done tasks are shown is the Done filter, likewise Active and All.
-4. under Active: a task is deleted, and another marked done: exactly that one changes. Then reloads.
+4. under Active: a task is deleted, and another marked done: exactly that one changes; a task's
+   text is added a second time and the second copy marked done, then deleted: exactly it changes.
+   Then reloads.
 
 Names only rank the candidates (a "Delete" button is tried before a bare span) and label the
 evidence. All of it is recorded in the effect table the checks show.
@@ -30,6 +32,7 @@ from ._app import AddBroken, Names, TodoMap
 from ._filters import explore_filters
 from ._reload import delete_under_filter, reload_phase, toggle_under_filter
 from ._rows import ROW_CAP, explore_rows
+from ._twins import twins_phase
 
 if TYPE_CHECKING:
     from ..browser._page import PageSession
@@ -56,6 +59,7 @@ async def explore_todo(s: PageSession, todo: TodoMap, on_adds: Any = None) -> To
     await _phase(todo, "filters", explore_filters(s, app, todo, names, filters))
     await _phase(todo, "delete", delete_under_filter(s, app, todo, names))
     await _phase(todo, "toggle", toggle_under_filter(s, app, todo, names))
+    await _phase(todo, "twins", twins_phase(s, app, todo, names))
     await _phase(todo, "reload", reload_phase(s, app, todo, names))
     return todo
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..browser._page import PageSession
     from ._app import Names, TodoApp, TodoMap
 
-__all__ = ["delete_under_filter", "reload_phase", "toggle_under_filter"]
+__all__ = ["delete_under_filter", "reload_phase", "show_all", "toggle_under_filter"]
 
 
 async def delete_under_filter(s: PageSession, app: TodoApp, todo: TodoMap, names: Names) -> None:
@@ -136,7 +136,7 @@ async def _items(app: TodoApp, tasks: list[str]) -> list[dict[str, Any]]:
     return [{"task": m, "times shown": shown.get(m, 0), "done": done.get(m)} for m in tasks]
 
 
-async def _show_all(app: TodoApp, expect: list[str] | None = None) -> None:
+async def show_all(app: TodoApp, expect: list[str] | None = None) -> None:
     """Use the All filter (a view kept across a reload may hide tasks), unless ``expect`` all show."""
     if "all" not in app.map.filters:
         return
@@ -152,7 +152,7 @@ async def _show_all(app: TodoApp, expect: list[str] | None = None) -> None:
 
 async def _reloaded(app: TodoApp, tasks: list[str]) -> None:
     await app.reload(tasks)
-    await _show_all(app, tasks)
+    await show_all(app, tasks)
 
 
 async def _mark(app: TodoApp, todo: TodoMap, task: str, done: bool) -> bool:
@@ -179,7 +179,7 @@ async def reload_phase(s: PageSession, app: TodoApp, todo: TodoMap, names: Names
     alone and followed at once by a reload."""
     facts = todo.persist_facts
     rows = facts.setdefault("changes", [])
-    await _show_all(app)
+    await show_all(app)
     task = names.next()
     await app.add(task)
     facts["added"] = task
@@ -197,7 +197,7 @@ async def reload_phase(s: PageSession, app: TodoApp, todo: TodoMap, names: Names
                      "after reload": _seen(after[tasks.index(task)])})
     lost = [q for q in after if not q["times shown"]]
     swapped = bool(lost) and len(lost) <= len(facts["back"])  # storage deleted others: the delete check's finding
-    if any(q["times shown"] > 1 or q["times shown"] and q["done"] != p["done"]
+    if any(q["times shown"] > max(1, p["times shown"]) or q["times shown"] and q["done"] != p["done"]
            for p, q in zip(before, after, strict=True)) or (lost and not swapped):
         # Changes are not kept in general (the persistence check's finding): whether one kind alone
         # is kept tells no more, and a deletion not kept would only say the same again.

@@ -67,7 +67,7 @@ def judge_complete(todo: TodoMap) -> CheckResult:
     for step in facts.get("steps", []):
         if step.get("others changed"):
             problems.append(f"'{step['step']}' also changed {step['others changed']}")
-    problems += facts.get("problems", [])  # marking done under a filter
+    problems += facts.get("problems", [])  # under a filter, and with two tasks of the same text
     if todo.toggle is not None and facts.get("again") is False:
         problems.append(f"using {recipe.what} a third time did not mark the task done again")
     # The filters must see what was marked: a control named for a filter that hides tasks but not
@@ -212,7 +212,8 @@ def judge_persistence(todo: TodoMap) -> CheckResult:
     flipped = [f"'{r['task']}' was {'done' if r['done'] else 'not done'} before and "
                f"{'done' if q['done'] else 'not done'} after" for r, q in zip(before, after, strict=True)
                if q["times shown"] and r["done"] != q["done"]]
-    twice = [q["task"] for q in after if q["times shown"] > 1]
+    # More rows than before (a task shown twice before, two tasks of the same text, is no finding).
+    twice = [q["task"] for p, q in zip(before, after, strict=True) if q["times shown"] > max(1, p["times shown"])]
     if lost:
         detail = f"after reload {len(lost)} of {len(before)} tasks were gone"
         if pf.get("added") in lost and len(lost) < len(before):

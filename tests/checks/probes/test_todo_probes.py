@@ -65,6 +65,9 @@ BROKEN = {
     # Ticks by the row's place in the filtered view, used in the full list: right under All; under
     # Active, with a done task before it, ticking the last shown ticks another task.
     "todo/bad_toggle_filtered_index.html": {"complete": "fail", "delete": "pass"},
+    # Finds a task by its text: of two rows of the same text, ticking the second ticks the first,
+    # and deleting one deletes both.
+    "todo/bad_delete_by_text.html": {"delete": "fail", "complete": "fail", "filter": "pass"},
     "todo/bad_adds_blank.html": {"empty-input": "fail", "delete": "pass"},
     # good, but easy to misjudge: a cut-off field and a message row inside the list
     "todo/good_maxlength_message.html": {"escaping": "pass", "empty-input": "pass"},
@@ -129,6 +132,12 @@ async def test_a_tick_under_a_filter_that_ticks_another_says_which(runs: ProbeRu
     results, _ = await runs.run("todo/bad_toggle_filtered_index.html", BROKEN["todo/bad_toggle_filtered_index.html"])
     detail = results["complete"].detail
     assert "under 'Active'" in detail and "should have changed" in detail, explain(results)
+
+
+async def test_deleting_one_of_two_tasks_of_the_same_text_says_both_went(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("todo/bad_delete_by_text.html", BROKEN["todo/bad_delete_by_text.html"])
+    assert "with two tasks" in results["delete"].detail and "both went" in results["delete"].detail, explain(results)
+    assert "the first was marked done instead" in results["complete"].detail, explain(results)
 
 
 async def test_escaping_evidence_shows_what_ran(runs: ProbeRuns) -> None:
