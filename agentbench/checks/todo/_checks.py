@@ -1,6 +1,7 @@
 """The to-do checks that use what the exploration learnt on a pristine page of their own.
 
-``escaping`` (task text is shown literally and runs nothing) and ``empty-input`` (every way that
+``escaping`` (task text is shown literally and runs nothing, also once marked done and under each
+filter: an app may build only its Done view with innerHTML) and ``empty-input`` (every way that
 adds refuses a blank task): both fill the list with what no other check wants to see.
 """
 
@@ -18,7 +19,7 @@ from ._app import AddBroken, TodoApp
 if TYPE_CHECKING:
     from ..browser._page import PageSession
 
-__all__ = ["TASKS", "check_empty", "check_escaping"]
+__all__ = ["TASKS", "check_empty", "check_escaping", "check_escaping_filtered"]
 
 TASKS = ("Ant 41", "Bee 52", "Cat 63", "Dog 74", "Elk 85")  # short: typing is key by key
 XSS_IMG = '<img src=x onerror="alert(1)">'
@@ -83,6 +84,49 @@ async def check_escaping(s: PageSession, app: TodoApp) -> CheckResult:
     bad = ("task text was run as HTML (an <img>/<b> element was created or its onerror ran)" if ran
            else "task text with <, > and quotes was not shown literally")
     return _result("escaping", ok, "task text is shown literally and runs nothing", bad, value("markup tasks", rows))
+
+
+async def _marks(s: PageSession, app: TodoApp, when: str) -> dict[str, Any]:
+    dialogs = len(s.dialogs)
+    await _images_fetched(s)
+    await s.refresh()
+    marks = await dom(s, "injected", {"input": app.field})
+    ran = [d for d in s.dialogs[dialogs:] if d.startswith("alert: 1")]
+    return {"when": when, "img src=x elements": marks["imgs"], "its onerror ran (alert)": bool(ran),
+            "img text shown": XSS_IMG[:app.map.max_length if app.map.max_length > 0 else None]
+            in " ".join(marks["text"].split())}
+
+
+async def check_escaping_filtered(s: PageSession, app: TodoApp) -> CheckResult:
+    """The markup task marked done, then each filter found shown: nothing it holds runs (a Done
+    view built with innerHTML). Run once the exploration has found how to mark done and filter."""
+    recipe = app.map.marks_done
+    if recipe is None:
+        return CheckResult(id="escaping", status="skip", detail="no way to mark a task done was found")
+    cut = app.map.max_length if app.map.max_length > 0 else None
+    try:
+        await app.add(TASKS[0])
+    except AddBroken as exc:
+        return CheckResult(id="escaping", status="skip", detail=f"not tried: {exc}")
+    img = XSS_IMG[:cut]
+    app.tasks.append(img)
+    await app.type_task(XSS_IMG)
+    await settle(s, 0.3)
+    rows = [await _marks(s, app, "after adding")]
+    if not rows[0]["img text shown"] or rows[0]["img src=x elements"] or rows[0]["its onerror ran (alert)"]:
+        raise CheckError("the markup task did not show literally when added (the first part's finding)")
+    await app.use(recipe, img)
+    await settle(s, 0.3)
+    rows.append(await _marks(s, app, f"after marking it done ({recipe.what})"))
+    for key in ("done", "active", "all"):
+        if key in app.map.filters:
+            await app.show(key)
+            await settle(s, 0.3)
+            rows.append(await _marks(s, app, f"under the filter {app.filter_name(key)}"))
+    ran = [r["when"] for r in rows if r["img src=x elements"] or r["its onerror ran (alert)"]]
+    return _result("escaping", not ran, "the markup task marked done runs nothing under any filter",
+                   f"task text was run as HTML {ran[0]} (an <img src=x> was created or its onerror ran)" if ran else "",
+                   value("the markup task marked done", rows))
 
 
 async def check_empty(s: PageSession, app: TodoApp) -> CheckResult:

@@ -20,7 +20,7 @@ from ..browser._find import REPLAY_LIMIT_S, run_check, settle
 from ..browser._page import PageBroken
 from ..browser._registry import ProbeContext
 from ._app import AddBroken, TodoApp, TodoMap
-from ._checks import TASKS, check_empty, check_escaping
+from ._checks import TASKS, check_empty, check_escaping, check_escaping_filtered
 from ._map import START_S, explore_todo
 from ._verdicts import judge_add, judge_complete, judge_delete, judge_filter, judge_persistence
 
@@ -166,6 +166,33 @@ async def _replayed(ctx: ProbeContext, ex: Exploration, check_id: str, body: Any
     return await run_check(ctx, check_id, run)
 
 
+async def _escaping(ctx: ProbeContext, ex: Exploration) -> CheckResult:
+    """``escaping`` on a fresh task, then (once the exploration has found how) on the markup task
+    marked done and under each filter, on a pristine page of its own: one verdict."""
+    first = await _replayed(ctx, ex, "escaping", check_escaping)
+    if first.status != "pass":
+        return first
+    todo = await asyncio.shield(ex.full)
+    if todo.marks_done is None:
+        return first
+
+    async def run(s: PageSession) -> CheckResult:
+        await settle(s, START_S)
+        return await check_escaping_filtered(s, TodoApp(s, todo))
+
+    more = await run_check(ctx, "escaping", run)
+    first.evidence += more.evidence
+    first.duration_s = round(first.duration_s + more.duration_s, 3)
+    if more.status == "fail":
+        return CheckResult(id="escaping", status="fail", detail=more.detail, evidence=first.evidence,
+                           data={**first.data, **more.data}, duration_s=first.duration_s)
+    if more.status == "pass":
+        first.detail += "; also once marked done, under each filter"
+    else:
+        first.detail += f" (marked done and filtered: not judged, {more.detail})"
+    return first
+
+
 async def probe_todo(ctx: ProbeContext, only: Iterable[str] | None = None) -> list[CheckResult]:
     """Use the to-do app like a person; one result per check id.
 
@@ -179,7 +206,7 @@ async def probe_todo(ctx: ProbeContext, only: Iterable[str] | None = None) -> li
         "delete": _judged(ex, "delete", judge_delete),
         "filter": _judged(ex, "filter", judge_filter),
         "persistence": _judged(ex, "persistence", judge_persistence),
-        "escaping": _replayed(ctx, ex, "escaping", check_escaping),
+        "escaping": _escaping(ctx, ex),
         "empty-input": _replayed(ctx, ex, "empty-input", check_empty),
     }
     try:

@@ -68,6 +68,8 @@ BROKEN = {
     # Finds a task by its text: of two rows of the same text, ticking the second ticks the first,
     # and deleting one deletes both.
     "todo/bad_delete_by_text.html": {"delete": "fail", "complete": "fail", "filter": "pass"},
+    # Only the Done view is built with innerHTML: the markup task runs once marked done and shown there.
+    "todo/bad_done_view_innerhtml.html": {"escaping": "fail", "filter": "pass"},
     "todo/bad_adds_blank.html": {"empty-input": "fail", "delete": "pass"},
     # good, but easy to misjudge: a cut-off field and a message row inside the list
     "todo/good_maxlength_message.html": {"escaping": "pass", "empty-input": "pass"},
@@ -138,6 +140,11 @@ async def test_deleting_one_of_two_tasks_of_the_same_text_says_both_went(runs: P
     results, _ = await runs.run("todo/bad_delete_by_text.html", BROKEN["todo/bad_delete_by_text.html"])
     assert "with two tasks" in results["delete"].detail and "both went" in results["delete"].detail, explain(results)
     assert "the first was marked done instead" in results["complete"].detail, explain(results)
+
+
+async def test_escaping_in_the_done_view_says_where_it_ran(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("todo/bad_done_view_innerhtml.html", BROKEN["todo/bad_done_view_innerhtml.html"])
+    assert "filter 'Done'" in results["escaping"].detail, explain(results)
 
 
 async def test_escaping_evidence_shows_what_ran(runs: ProbeRuns) -> None:
