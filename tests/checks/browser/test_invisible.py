@@ -107,7 +107,9 @@ async def test_an_iframe_shares_the_page_clock(seen: dict[str, Any]) -> None:
     and runs with the page's, and its timers and animation frames run."""
     child = seen["child"]
     assert abs(child["dateDiff"]) <= 1 and abs(child["newDateDiff"]) <= 1, child
-    assert child["now"] < 1, child
+    # Its own time from its own start: a few ms at most of work read just after it was made (time
+    # moves as work is done, and more of it passes at a load of 16), never the page's ~600 ms.
+    assert child["now"] < 1000 / 60, child
     assert child["timeouts"] == 1, child
     inner, outer = child["timeoutAt"]
     assert 99.9 <= inner <= 110, child  # its own time, from its own start
