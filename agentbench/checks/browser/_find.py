@@ -43,6 +43,7 @@ __all__ = [
     "run_checks_side_by_side",
     "select_index",
     "settle",
+    "shown_now",
     "tree_distance",
     "type_into",
     "value",
@@ -120,6 +121,12 @@ async def dom(session: PageSession, fn: str, arg: Any = None) -> Any:
         await rendered(session)
         await session.advance(0.05)  # transitionend/animationend handlers may start timers
         waited += step + 0.05
+
+
+async def shown_now(session: PageSession, path: str | None) -> bool:
+    """Whether a person sees the element at ``path`` now (a menu's item: open it only when it is not,
+    since a second click on what opens a menu closes it)."""
+    return path is not None and bool((await dom(session, "shownPaths", {"paths": [path]}))[0])
 
 
 def tree_distance(a: str, b: str) -> int:

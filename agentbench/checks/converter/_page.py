@@ -24,7 +24,18 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from ..browser._explore import act, listeners
-from ..browser._find import Absent, click, dom, mouse_away, press, select_index, settle, tree_distance, type_into
+from ..browser._find import (
+    Absent,
+    click,
+    dom,
+    mouse_away,
+    press,
+    select_index,
+    settle,
+    shown_now,
+    tree_distance,
+    type_into,
+)
 from ..browser._numbers import Number
 from ._locale import comma_decimal_language, controls_in_english, english, shows_decimal_comma
 from ._reader import name_radios, page_language, words_offered
@@ -108,7 +119,7 @@ class ConverterPage:
                 new = [c for c in now["choices"] if c["path"] not in shown and name_of(c["label"])]
                 await press(self.s, "Escape")
                 await mouse_away(self.s)
-                if new and how == "click" and any(await dom(self.s, "shownPaths", {"paths": [new[0]["path"]]})):
+                if new and how == "click" and await shown_now(self.s, new[0]["path"]):
                     await act(self.s, menu["anchor"], "click", what)  # a toggle: closed as it was
                 if new:
                     for c in new:
@@ -163,7 +174,7 @@ class ConverterPage:
             await select_index(self.s, group["path"], target, what)
         elif group.get("reveal"):  # a menu that opens on hover or click: open it (unless open), then pick
             how = group["reveal"]["action"]
-            if how == "hover" or not any(await dom(self.s, "shownPaths", {"paths": [target]})):
+            if how == "hover" or not await shown_now(self.s, target):
                 await act(self.s, group["reveal"]["path"], how, "the unit menu")
             await act(self.s, target, "click", what)
             await mouse_away(self.s)

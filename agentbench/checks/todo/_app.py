@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckError
 from ..browser._explore import Control, act
-from ..browser._find import Absent, dom, page_exceptions, press, rendered, settle, type_into
+from ..browser._find import Absent, dom, page_exceptions, press, rendered, settle, shown_now, type_into
 from ..browser._page import ORIGIN
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ async def use_filter(s: PageSession, control: Control, action: str, what: str = 
     """Use a filter control as a person does; one in a menu (``OPEN``) is first shown by clicking
     what opens it, unless it is shown already (a second click would close the menu)."""
     if action.startswith(OPEN):
-        if not (await dom(s, "shownPaths", {"paths": [control.target]}))[0]:
+        if not await shown_now(s, control.target):
             await act(s, action[len(OPEN):], "click", f"what opens {what or control.describe()}")
         action = "click"
     await act(s, control, action, what)
@@ -294,7 +294,7 @@ class TodoApp:
             await act(self.s, info["row"], "hover", f"the row of '{task}'")
         target = await dom(self.s, "fromRel", {"root": info["row"], "rel": recipe.rel})
         # A part in the row's menu is shown first by what opens it (unless open: a click would close it).
-        if recipe.opener and (target is None or not (await dom(self.s, "shownPaths", {"paths": [target]}))[0]):
+        if recipe.opener and not await shown_now(self.s, target):
             opener = await dom(self.s, "fromRel", {"root": info["row"], "rel": recipe.opener})
             if opener is None:
                 raise CheckError(f"the row of '{task}' has no part that opens {recipe.what}")
