@@ -144,10 +144,11 @@ class BrowserHarness:
                     pass
                 self._pw = None
 
-    def begin_check(self, artefact_dir: Path) -> CheckClock:
-        """Start a new check of ``artefact_dir``: a fresh epoch (and the folder's seed) for its sessions."""
+    def begin_check(self, artefact_dir: Path, *, seed: int | None = None) -> CheckClock:
+        """Start a new check of ``artefact_dir``: a fresh epoch and the folder's seed (or ``seed``) for its sessions."""
         root = Path(artefact_dir).resolve()
-        self._checks[root] = CheckClock(seed=_folder_seed(root), epoch=int(time.time() * 1000))
+        self._checks[root] = CheckClock(seed=_folder_seed(root) if seed is None else seed,
+                                        epoch=int(time.time() * 1000))
         return self._checks[root]
 
     def check_clock(self, artefact_dir: Path) -> CheckClock:

@@ -6,11 +6,15 @@ and delta-time games must pass refresh-rate and a per-frame one must fail it.
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 import pytest_asyncio
-from _game_runs import GameRuns, explain
+from _game_runs import FIXTURES, GameRuns, explain
 
-from agentbench.checks.browser import BrowserHarness
+from agentbench.checks.browser import BrowserHarness, ProbeContext
+from agentbench.checks.browser._refresh import refresh_rate_check
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -112,6 +116,21 @@ async def test_flappy_refresh_rate(runs: GameRuns, name: str) -> None:
     assert [e.label.split()[0] for e in result.evidence if e.kind == "file"] == ["60", "240"]
     started = (await runs.probes(name))["flap-input"].data["start"]  # as the game probes found it
     assert f"after {started}" in result.detail or f"(started with {started})" in result.detail, result.detail
+
+
+# Seeds (Math.random and the document's start time) under which the frames were matched one by one
+# and a short window gave a good fixed-step game "1.6x faster" (5-6 samples): the bird at one height
+# on the way up and on the way down matched either frame.
+@pytest.mark.parametrize("seed", [129824439, 614869175])
+async def test_refresh_rate_matches_frames_in_time_order(runs: GameRuns, tmp_path: Path, seed: int) -> None:
+    shutil.copy(FIXTURES / "flappy" / "fixed_func_overlay.html", tmp_path / "index.html")
+    runs.harness.begin_check(tmp_path, seed=seed)
+    ctx = ProbeContext(harness=runs.harness, artefact_dir=tmp_path, entry="index.html",
+                       evidence_dir=tmp_path / "evidence")
+    plan = runs.registered.refresh
+    result = await refresh_rate_check(ctx, list(plan.steps), plan.adapt, plan.script)
+    assert result.status == "pass", explain(result)
+    assert result.data["s"] == pytest.approx(1.0, abs=0.05) and result.data["n"] >= 50, explain(result)
 
 
 @pytest.mark.parametrize("name", list(STARTS))
