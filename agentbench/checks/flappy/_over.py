@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from .._model import CheckResult
 from ..browser._imaging import Image
 from ..browser._play import Run, differs
-from ._end import SETTLE, Screen, Settled, busy, calm, settled
+from ._end import SETTLE, WIDEN, Screen, Settled, busy, calm, settled
+from ._screen import Coder, code_of
 
 __all__ = ["GAME_OVER_RE", "Over", "frozen_for", "over_since", "restart", "watch_over"]
 
@@ -30,6 +31,11 @@ POLL = 0.25
 HINT_S = 0.3  # a matching text first drawn this soon after the start is a hint ("R: restart"), not an end
 FLAP_PERIOD = 0.45
 PLAY_S = 1.6  # a restarted game is played this long (virtual s), flapping
+END_BEFORE = 0.5   # the game-over screen is read in the captures this long (virtual s) before a restart input
+STILL_MIN = 0.1    # share of the screen that must be still there for its change after the input to tell
+NO_GAME = "the game-over screen stays"
+LEFT_MIN = 0.01    # share of that still screen a restart changes at least (a panel, the pipes, the bird go;
+                   # 7% and more in the fixtures, none where the input did nothing)
 
 
 @dataclass
@@ -167,8 +173,11 @@ RESTART_INPUTS = [("Space", "press:Space"), ("a click", "click:0.5,0.5"),
                   ("Enter", "press:Enter"), ("R", "press:r")]
 
 
-async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str) -> tuple[bool, str]:
-    """Flap for 1.6 s after a restart input: a new game moves and is not over within a second."""
+async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str, dom_then: str,
+                       ) -> tuple[bool, str, dict[str, float]]:
+    """Flap for 1.6 s after a restart input: a new game moves and is not over within a second, and
+    the game-over screen changed (``end_left``; the page's text, ``dom_then`` before the input, may
+    show the change instead: an HTML panel over a canvas is not in the canvas's captures)."""
     start_i = run.index(run.now)
     end = t_in + PLAY_S
     next_flap = t_in + 0.3
@@ -191,8 +200,50 @@ async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str) -> tup
     moved = changes()
     lasted = (again - t_in) if again is not None else PLAY_S
     if moved >= 5 and lasted >= 1.0:
-        return True, f"runs {lasted:.1f}+ s with flapping"
-    return False, "nothing moved" if moved < 5 else f"game over again after {lasted:.1f} s"
+        still, left = end_left(run, t_in)
+        seen = {"still_share": round(still, 3), "still_changed": round(left, 3)}
+        text_changed = _lines(await run.session.dom_text()) != _lines(dom_then)
+        if still >= STILL_MIN and left < LEFT_MIN and not text_changed:
+            return False, (f"{NO_GAME}: {still:.0%} of the screen was still before the input and only "
+                           f"{left:.1%} of that changed, with flapping (only what moved there moves on)"), seen
+        return True, f"runs {lasted:.1f}+ s with flapping", seen
+    return False, "nothing moved" if moved < 5 else f"game over again after {lasted:.1f} s", {}
+
+
+def _lines(text: str) -> set[str]:
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
+def end_left(run: Run, t_in: float) -> tuple[float, float]:
+    """(still, left): the share of the screen that stayed still in the END_BEFORE s before an input
+    at ``t_in``, and the share of that still part that changed in any capture after the input.
+
+    A person sees a restart by what it does to the game-over screen: the panel goes, the pipes
+    are cleared, the bird is back. What moved there already (drifting clouds, a scrolling
+    ground, a blinking hint) and its surroundings are left out: moving on is no restart.
+    """
+    before = [i for i in range(run.index(t_in - END_BEFORE), run.index(t_in) + 1) if i in run.frames]
+    after = [i for i in range(run.index(t_in) + 1, run.last_index() + 1) if i in run.frames]
+    if len(before) < 3 or not after:
+        return 0.0, 0.0
+    ref = run.frames[before[-1]].image
+    size = (ref.width, ref.height)
+    coder = Coder(*size)
+    codes = [code_of(run.frames[i].image) for i in before if (run.frames[i].width, run.frames[i].height) == size]
+    moved = 0
+    for a, b in zip(codes, codes[1:], strict=False):
+        moved |= coder.differ(a, b)
+    # What moves slowly moves on past where it was seen: its surroundings are left out too.
+    still = coder.everything & ~coder.widen(moved, 3 * WIDEN)
+    if not still:
+        return 0.0, 0.0
+    changed = 0
+    for i in after:
+        img = run.frames[i].image
+        if (img.width, img.height) != size:
+            return coder.share(still), 1.0  # the game's size changed: it is not the game-over screen
+        changed |= coder.differ(codes[-1], code_of(img))
+    return coder.share(still), (changed & still).bit_count() / still.bit_count()
 
 
 async def restart(run: Run, start: tuple[str, str] | None, flap: str) -> CheckResult:
@@ -206,6 +257,7 @@ async def restart(run: Run, start: tuple[str, str] | None, flap: str) -> CheckRe
     for name, action in inputs:
         t_in = run.now
         reloads = len(run.reloads)
+        dom_then = await run.session.dom_text()
         if not await run.do(action):
             tried.append(f"{name}: none shown")
             continue
@@ -213,14 +265,14 @@ async def restart(run: Run, start: tuple[str, str] | None, flap: str) -> CheckRe
         if len(run.reloads) > reloads:
             tried.append(f"{name}: reloads the page")
             break  # the page is back at its start: later inputs would not act on a game over
-        ok, how = await _plays_again(run, t_in, dom_before, flap)
+        ok, how, seen = await _plays_again(run, t_in, dom_before, flap, dom_then)
         if ok:
             return CheckResult(id="restart", status="pass", detail=f"{name} starts a new game that {how}",
-                               data={"input": name})
+                               data={"input": name, "end_screen": seen})
         tried.append(f"{name}: {how}")
         if run.broken:
             break
-        if how != "nothing moved":
+        if how != "nothing moved" and not how.startswith(NO_GAME):
             await run.advance(2.5)  # let a half-started game end before the next try
     return CheckResult(id="restart", status="fail", data={"tried": tried},
                        detail="no input started a new playable game after game over without reloading the page ("

@@ -29,6 +29,7 @@ EXPECT = {
     "hint_never_ends.html": ("pass", "fail", "skip"),        # never ends; "R: restart" drawn all along
     "no_restart.html": ("pass", "pass", "fail"),             # input ignored after game over
     "restart_dies.html": ("pass", "pass", "fail"),           # restart keeps the dead bird
+    "restart_state_typo.html": ("pass", "pass", "fail"),     # input waits for a state never set; clouds drift on
     # Games as people write them: other start inputs, restart buttons, DOM/SVG, layered canvases.
     "click_start_layers.html": ("pass", "pass", "pass"),     # only a click starts; sky and game on two canvases
     "enter_dom_button.html": ("pass", "pass", "pass"),       # DOM + transform, Enter starts, "Play again" button
@@ -149,6 +150,15 @@ async def test_restart_names_every_input_tried(runs: GameRuns) -> None:
 async def test_restart_by_button(runs: GameRuns) -> None:
     restart = (await runs.probes("enter_dom_button.html"))["restart"]
     assert restart.detail.startswith("a Restart button starts a new game"), restart.detail
+
+
+async def test_a_game_over_screen_that_only_moves_on_is_no_restart(runs: GameRuns) -> None:
+    # Clouds drifting behind the end panel keep the screen moving after every input: the panel,
+    # the pipes and the bird staying put tell that no new game started.
+    restart = (await runs.probes("restart_state_typo.html"))["restart"]
+    assert restart.status == "fail" and "Space: the game-over screen stays" in restart.detail, explain(restart)
+    shown = (await runs.probes("dt_class_canvas.html"))["restart"]
+    assert shown.status == "pass" and shown.data["end_screen"]["still_changed"] > 0.2, explain(shown)
 
 
 async def test_refresh_rate_times_the_crash_when_pixels_cannot_tell(runs: GameRuns) -> None:
