@@ -70,7 +70,8 @@ const AB = (() => {
     return norm(out.join(" "));
   }
 
-  function labelOf(el) {
+  // `withText`: an element's own text names it (a button), unless it is a field whose text is its value.
+  function labelOf(el, withText = true) {
     const bits = [];
     const aria = el.getAttribute("aria-label");
     if (aria) bits.push(aria);
@@ -84,7 +85,7 @@ const AB = (() => {
     if (el.tagName === "INPUT") {
       if (/^(button|submit|reset)$/i.test(el.type)) bits.push(el.value || (el.type === "submit" ? "Submit" : ""));
       bits.push(el.getAttribute("placeholder") || "");
-    } else if (el.tagName !== "SELECT") {  // a select's text is all its options
+    } else if (el.tagName !== "SELECT" && withText) {  // a select's text is all its options
       bits.push(el.innerText || el.textContent || "");
     }
     return norm(bits.join(" "));
@@ -131,14 +132,32 @@ const AB = (() => {
       return visible(el);
     });
   }
-  const fieldInfo = (el) => ({ path: path(el), type: el.type || "textarea", hint: hintOf(el),
-    readonly: el.readOnly || el.disabled, value: el.value, top: el.getBoundingClientRect().top });
+  // A value field that is no <input>: the host of a contenteditable region, or an element that says it
+  // takes text (role=textbox/spinbutton) and holds no field of its own. Typed into like any field (a
+  // click, select-all, keys) and read back by its text.
+  const TEXT_ROLES = new Set(["textbox", "searchbox", "spinbutton"]);
+  function editableHost(el) {
+    if (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el === document.body) return false;
+    if (el.isContentEditable) return !(parentOf(el) && parentOf(el).isContentEditable);
+    return TEXT_ROLES.has(el.getAttribute("role")) && !el.querySelector("input, textarea, [contenteditable]");
+  }
+  const editables = () => deepAll(document.body).filter((el) => editableHost(el) && visible(el));
+  const isField = (el) => el.tagName === "INPUT" || el.tagName === "TEXTAREA";
+  const fieldValue = (el) => (isField(el) ? el.value : norm(el.innerText));
+  const fieldInfo = (el) => (isField(el) ? { path: path(el), type: el.type || "textarea", hint: hintOf(el),
+    readonly: el.readOnly || el.disabled, value: el.value, top: el.getBoundingClientRect().top } : {
+    path: path(el), type: "editable", hint: norm([labelOf(el, false), el.id, el.getAttribute("class") || "",
+      el.getAttribute("aria-placeholder") || ""].join(" ")),
+    // Focus is where keys go: an element that cannot take it (neither editable nor tabbable) takes no typing.
+    readonly: !(el.isContentEditable || el.tabIndex >= 0) || el.getAttribute("aria-readonly") === "true" ||
+      el.getAttribute("aria-disabled") === "true",
+    value: fieldValue(el), top: el.getBoundingClientRect().top });
 
   // ---- converter ----------------------------------------------------------------------------
   function convControls(arg) {
     const listening = new Set(Object.entries((arg && arg.listeners) || {})
       .filter(([, ts]) => ts.some((t) => /click|mouse|pointer/.test(t))).map(([p]) => byPath(p)).filter(Boolean));
-    const fields = textFields(["number", "text", "tel", "search"]).map(fieldInfo);
+    const fields = [...textFields(["number", "text", "tel", "search"]), ...editables()].map(fieldInfo);
     const selects = deepAll(document.documentElement, "select").filter(visible).map((s) => ({
       path: path(s), hint: hintOf(s), selected: s.selectedIndex,
       options: [...s.options].map((o) => ({ text: norm(o.text), value: o.value, disabled: o.disabled })),
@@ -164,11 +183,12 @@ const AB = (() => {
   }
 
   // What a person reads: visible text of every element that holds text itself, and field values.
+  // The value field left out (`exclude`) is left out with what it holds (a contenteditable's children).
   function snapshot(arg) {
     const skip = byPath(arg && arg.exclude);
     const out = {};
     for (const el of deepAll(document.body)) {
-      if (SKIP.has(el.tagName) || el === skip || el.closest("select")) continue;
+      if (SKIP.has(el.tagName) || (skip && skip.contains(el)) || el.closest("select")) continue;
       const field = el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "OUTPUT";
       if (el.tagName === "INPUT" && !["number", "text", "tel", "search"].includes(el.type)) continue;
       const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.nodeValue.trim());
@@ -198,7 +218,7 @@ const AB = (() => {
     const skip = byPath(arg && arg.exclude);
     const values = [...document.querySelectorAll("input, textarea, output")]
       .filter((f) => f !== skip && visible(f) && f.type !== "radio" && f.type !== "checkbox").map((f) => f.value);
-    return { text: document.body.innerText || "", values, field: skip ? skip.value : null };
+    return { text: document.body.innerText || "", values, field: skip ? fieldValue(skip) : null };
   }
 
   // Which of these elements a person can see now (a form hidden after Convert, until Reset).

@@ -9,6 +9,8 @@ shows only after the page's own Convert button, and pairs that throw beside pair
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import pytest_asyncio
 from _probe_helpers import ProbeRuns, explain
@@ -17,6 +19,17 @@ from agentbench.checks.browser import BrowserHarness
 from agentbench.checks.converter._probes import CHECK_IDS, probe_converter
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+_MORE = Path(__file__).parents[1] / "browser" / "fixtures" / "converter"
+
+
+def _more(name: str) -> str:
+    """A fixture of tests/checks/browser/fixtures/converter, as an absolute spec."""
+    return str(_MORE / name)
+
+
+CONTENTEDITABLE = _more("good_contenteditable_amount.html")
+WRONG_FOOT = _more("bad_contenteditable_wrong_foot.html")
 
 GOOD = [
     "converter/good_select_output.html",
@@ -28,6 +41,7 @@ GOOD = [
     "converter/good_scrolling_unit_menus.html",
     "converter/good_category_in_a_click_menu.html",
     "demo:careful/converter",
+    CONTENTEDITABLE,
 ]
 BROKEN = {
     "converter/bad_button_only.html": {"live-update": "fail", "length": "pass", "temperature": "pass"},
@@ -50,7 +64,12 @@ BROKEN = {
     "converter/bad_pairwise_kelvin_to_celsius.html": {"temperature": "fail", "length": "pass", "weight": "pass",
                                                       "live-update": "pass"},
     "converter/bad_keyup_number_keys_only.html": {"live-update": "fail", "length": "pass", "temperature": "pass"},
+    WRONG_FOOT: {"length": "fail", "weight": "pass", "temperature": "pass", "live-update": "pass", "bad-input": "pass"},
 }
+
+
+def _ids(specs) -> list[str]:
+    return [Path(s).name if s.startswith("/") else s for s in specs]
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -64,7 +83,7 @@ async def test_every_check_has_a_failing_and_a_passing_artefact() -> None:
     assert set(CHECK_IDS) <= failing
 
 
-@pytest.mark.parametrize("spec", GOOD)
+@pytest.mark.parametrize("spec", GOOD, ids=_ids(GOOD))
 async def test_good_converters_pass_every_check(runs: ProbeRuns, spec: str) -> None:
     results, _ = await runs.run(spec)
     assert list(results) == list(CHECK_IDS)
@@ -72,7 +91,7 @@ async def test_good_converters_pass_every_check(runs: ProbeRuns, spec: str) -> N
     assert all(r.evidence for r in results.values())
 
 
-@pytest.mark.parametrize("spec", list(BROKEN))
+@pytest.mark.parametrize("spec", list(BROKEN), ids=_ids(BROKEN))
 async def test_broken_converters_fail_what_they_break(runs: ProbeRuns, spec: str) -> None:
     expected = BROKEN[spec]
     results, _ = await runs.run(spec, expected)
@@ -183,3 +202,18 @@ async def test_a_decimal_comma_page_is_typed_to_as_its_people_type(runs: ProbeRu
     rows = next(e.value for e in results["length"].evidence if e.label == "conversions")
     assert next(r for r in rows if r["typed"] == "3.7 mi")["shown"] == pytest.approx(5.95457)
     assert results["length"].data["commit"] == "button"  # "Umrechnen" is its Convert button
+
+
+async def test_a_contenteditable_value_is_typed_into_and_read_by_its_text(runs: ProbeRuns) -> None:
+    # No <input> on the page: the amount is a contenteditable span a person clicks, selects and types over.
+    results, _ = await runs.run(CONTENTEDITABLE)
+    rows = next(e.value for e in results["length"].evidence if e.label == "conversions")
+    mile = next(r for r in rows if r["typed"] == "3.7 mi" and r["to"] == "km")
+    assert mile["shown"] == pytest.approx(5.9546, abs=1e-3) and mile["ok"]
+    assert results["length"].data["commit"] == "live"
+
+
+async def test_a_wrong_factor_behind_a_contenteditable_value_fails(runs: ProbeRuns) -> None:
+    results, _ = await runs.run(WRONG_FOOT, BROKEN[WRONG_FOOT])
+    assert "2 m -> ft: expected 6.56168" in results["length"].detail, explain(results)
+
