@@ -220,13 +220,14 @@ def _probe_module(task_id: str, probes: str | None) -> str | None:
 async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_dir: Path, *,
                                    entry: str = "index.html", chromium_path: str | None = None,
                                    harness: BrowserHarness | None = None,
-                                   probes: str | None = None) -> list[CheckResult]:
+                                   probes: str | None = None, seed: int | None = None) -> list[CheckResult]:
     """Run every browser check for ``task_id`` on the artefact folder; never raises for the artefact.
 
     ``harness``: an already started BrowserHarness to reuse (left open); by default one Chromium
     is launched for this call and closed after it. ``probes``: the module that registers the task's
     probes (imported here); by default ``checks/_tasks.probe_module(task_id)``. Raises CheckError
-    when that module cannot be imported or registers nothing for the task.
+    when that module cannot be imported or registers nothing for the task. ``seed``: Math.random's
+    seed instead of the folder's digest (bench/seed_stability.py: a verdict must not hang on it).
     """
     task = load_probes(task_id, _probe_module(task_id, probes))
     artefact_dir, evidence_dir = Path(artefact_dir), Path(evidence_dir)
@@ -241,7 +242,7 @@ async def run_browser_checks_async(task_id: str, artefact_dir: Path, evidence_di
             return [CheckResult(id=c, status="error", detail=str(exc)) for c in _all_ids(task)]
     ctx = ProbeContext(harness=harness, artefact_dir=artefact_dir, entry=entry, evidence_dir=evidence_dir,
                        load_run=task.load_run if task is not None else None)
-    clock = harness.begin_check(artefact_dir)  # one epoch and seed for every session of this check
+    clock = harness.begin_check(artefact_dir, seed=seed)  # one epoch and seed for every session of this check
     marks = (len(harness.page_errors), len(harness.dialogs), len(harness.blocked))
     started = time.monotonic()
     # load, the task's probes and refresh-rate use separate sessions: run them side by side (the
