@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import math
 import secrets
@@ -373,6 +374,39 @@ class PageSession(PageWorld):
 
     async def mouse_up(self) -> None:
         await self.run_limited(self.page.mouse.up(), what="handling a mouse release")
+
+    async def drag(self, points: list[tuple[float, float]], *, touch: bool = False, step_s: float = 1 / 60) -> None:
+        """A person's drag along viewport ``points`` (CSS px): pressed at the first, moved through the
+        others ``step_s`` virtual seconds apart (the page's frames and timers run between moves, as
+        under a hand), released at the last. The real mouse's left button, or with ``touch`` one
+        finger: CDP touch events, as a touch screen sends them (the page gets touch and pointer
+        events, no mouse events)."""
+        async def finger(kind: str, x: float, y: float) -> None:
+            await self.cdp("Input.dispatchTouchEvent",
+                           {"type": kind, "touchPoints": [] if kind == "touchEnd" else [{"x": x, "y": y}]})
+
+        async def release() -> None:
+            await (finger("touchEnd", x, y) if touch else self.mouse_up())
+
+        (x, y), mouse = points[0], self.page.mouse
+        if touch:
+            await finger("touchStart", x, y)
+        else:
+            await self.mouse_down(x, y)
+        try:
+            for x, y in points[1:]:
+                await self.advance(step_s)
+                if self.broken:
+                    raise PageBroken(self.broken)
+                if touch:
+                    await finger("touchMove", x, y)
+                else:
+                    await self.run_limited(mouse.move(x, y), what="handling a mouse drag")
+        except BaseException:
+            with contextlib.suppress(Exception):  # the hand lifts whatever went wrong
+                await release()
+            raise
+        await release()
 
     async def main_rect(self) -> tuple[tuple[float, float, float, float], bool]:
         """The largest visible canvas's box (CSS px; the viewport when there is none), and whether it is one."""
