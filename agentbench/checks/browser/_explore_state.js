@@ -36,20 +36,29 @@ Object.assign(AB, (() => {
   // holding the task field is the app itself (an app drawn in a fixed panel), never one of these.
   const OVERLAY = "dialog, [popover], [aria-modal=true], [role=dialog], [role=alertdialog], [role=alert], " +
     "[role=status], [role=log], [aria-live]:not([aria-live=off])";
-  function overlayOf(el, field) {
+  // `laid`: also a box laid over the page out of the flow (position: absolute, a toast at the foot
+  // of the app's card): weaker, since some lists lay out their rows so too (see inList).
+  function overlayOf(el, field, laid = false) {
     for (let e = el; e && e !== document.body && e !== document.documentElement; e = parentOf(e)) {
       if (field && contains(e, field)) return null;
-      if (e.nodeType === 1 && (e.matches(OVERLAY) || css(e).position === "fixed")) return e;
+      if (e.nodeType === 1 && (e.matches(OVERLAY) || css(e).position === "fixed" ||
+        laid && css(e).position === "absolute")) return e;
     }
     return null;
   }
   // A task's holders are in the list (where the shown holders outside any such box sit); one in a
-  // box that does not hold that list is no row of it. With no holder shown outside such boxes (a
-  // list that is itself a live region) there is nothing to tell them apart by: all are kept.
+  // box that does not hold that list is no row of it. The list is where the holders in the flow
+  // sit; with none there (rows laid out absolutely), where those outside the strong boxes sit. With
+  // no holder shown outside such boxes (a list that is itself a live region) there is nothing to
+  // tell them apart by: all are kept.
   function inList(hs, field) {
     const every = Object.values(hs).flat();
-    const over = new Map(every.map((h) => [h, overlayOf(h, field)]));
-    const core = every.filter((h) => !over.get(h) && seen(h));
+    let over = new Map(every.map((h) => [h, overlayOf(h, field, true)]));
+    let core = every.filter((h) => !over.get(h) && seen(h));
+    if (!core.length) {
+      over = new Map(every.map((h) => [h, overlayOf(h, field)]));
+      core = every.filter((h) => !over.get(h) && seen(h));
+    }
     if (!core.length) return hs;
     let list = parentOf(core[0]);
     while (list && !core.every((h) => contains(list, h))) list = parentOf(list);
@@ -223,5 +232,20 @@ Object.assign(AB, (() => {
     return [...groups].slice(0, 16).map(([anchor, texts]) => ({ anchor, texts }));
   }
 
-  return { hiddenChoices, loadingImages, rows, injected };
+  // Which of `arg.points` (viewport px) land on the element at `arg.path` or a part of it: nothing
+  // else laid over it there (an undo toast over the list's last row), where a press would start.
+  function hits(arg) {
+    const el = resolve(arg.path);
+    return arg.points.map(([x, y]) => {
+      let hit = document.elementFromPoint(x, y);
+      while (hit && hit.shadowRoot) {
+        const inner = hit.shadowRoot.elementFromPoint(x, y);
+        if (!inner || inner === hit) break;
+        hit = inner;
+      }
+      return !!(el && hit && contains(el, hit));
+    });
+  }
+
+  return { hiddenChoices, hits, loadingImages, rows, injected };
 })());
