@@ -16,6 +16,7 @@ from ...errors import CheckError
 from ..browser._explore import Control, act
 from ..browser._find import Absent, dom, page_exceptions, press, rendered, settle, shown_now, type_into
 from ..browser._page import ORIGIN
+from ._swipe import SWIPES, swipe, wait_uncovered
 
 if TYPE_CHECKING:
     from ..browser._page import PageSession
@@ -88,7 +89,7 @@ class Recipe:
     """An action on a task's row: on the part at ``rel`` under the row ("" = the row itself)."""
 
     rel: str
-    action: str  # click | dblclick
+    action: str  # click | dblclick | a drag sideways (_swipe.SWIPES: swipe-left, touch-swipe-right...)
     what: str  # how a person would say it: "its checkbox", "button '×'", "double-click on its text"
     found_by: str
     hover: bool = False  # the part shows only while the mouse is over the row
@@ -303,7 +304,11 @@ class TodoApp:
             target = await dom(self.s, "fromRel", {"root": info["row"], "rel": recipe.rel})
         if target is None:
             raise CheckError(f"the row of '{task}' has no {recipe.what}")
-        await act(self.s, target, recipe.action, f"{recipe.what} of '{task}'")
+        if recipe.action in SWIPES:  # the row dragged sideways (no control of its own deleted it)
+            await swipe(self.s, target, recipe.action, f"the row of '{task}'")
+        else:
+            await wait_uncovered(self.s, info["row"], target)
+            await act(self.s, target, recipe.action, f"{recipe.what} of '{task}'")
         # A click handler that first waits out a possible double-click (~250 ms) has acted by now.
         await settle(self.s, 0.15)
         if recipe.confirm:

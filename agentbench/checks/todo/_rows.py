@@ -14,6 +14,7 @@ from ..browser._explore import Control, Trials, act, controls, listeners, return
 from ..browser._find import dom, mouse_away, page_exceptions, press, settle
 from ._adds import _DEL, answered
 from ._app import Names, Recipe, TodoApp, TodoMap, changed_keys, look_diff, reverted
+from ._swipe import SWIPES, TOUCHED
 
 if TYPE_CHECKING:
     from ..browser._page import PageSession
@@ -44,6 +45,20 @@ def rank_row(c: Control, holder_rel: str) -> float:
     if not c.name.strip():
         return 5  # an icon or a CSS-drawn ×: no text of its own
     return 6
+
+
+def swipe_recipes(listening: dict[str, list[str]]) -> list[Recipe]:
+    """The drags to try on a row, in order: the mouse left and right; then a finger left and right,
+    only where some element listens for touch (else a finger sends what the mouse did: pointer events)."""
+    touch = any(TOUCHED & set(kinds) for kinds in listening.values())
+    out = []
+    for action, (way, finger) in SWIPES.items():
+        if finger and not touch:
+            continue
+        side = "left" if way < 0 else "right"
+        out.append(Recipe("", action, f"a {'finger' if finger else 'mouse'} swipe of its row to the {side}",
+                          "no part of the row deleted it" + (" (the page listens for touch)" if finger else "")))
+    return out
 
 
 async def _row_candidates(s: PageSession, app: TodoApp, task: str) -> list[tuple[float, Recipe]]:
@@ -90,11 +105,24 @@ async def explore_rows(s: PageSession, app: TodoApp, todo: TodoMap, names: Names
     cands = await _row_candidates(s, app, target)
     known = {(r.rel, r.action) for _, r in cands}
     last: dict[str, Any] | None = None  # the page as the last action left it, when that changed nothing
-    while cands:
+    swiped = False
+    while True:
+        if not cands:
+            # Nothing on the row deleted it: a person then drags the row aside (a swipe list). Tried
+            # last and bounded (SWIPES: at most four drags, each a line of the table).
+            if todo.delete is not None or swiped:
+                break
+            swiped = True
+            cands = [(10, r) for r in swipe_recipes(await listeners(s))]
+            last = None  # a drag starts from the page as it is, read afresh
+            continue
         _, recipe = cands.pop(0)
         if todo.toggle and todo.delete:
             break
-        if (todo.toggle and recipe.rel == todo.toggle.rel and recipe.action == "click") or not trials.take():
+        if recipe.action in SWIPES:
+            if todo.delete is not None:
+                break
+        elif (todo.toggle and recipe.rel == todo.toggle.rel and recipe.action == "click") or not trials.take():
             continue
         if target not in fresh:
             fresh = [t for t in fresh if app.shown(await app.state()).get(t) == 1]

@@ -169,7 +169,8 @@ def judge_delete(todo: TodoMap) -> CheckResult:
                                "finding one that deletes it")
         return CheckResult(id="delete", status="fail", evidence=evidence,
                            detail=f"found no way to delete a task: tried {todo.row_tried} action(s) on a task's row "
-                           "(its controls, shown on hover too, its text clicked and double-clicked); none removed it")
+                           "(its controls, shown on hover too, its text clicked and double-clicked, the row swiped "
+                           "sideways); none removed it")
     problems = list(facts.get("problems", []))
     answered = f" (answering '{recipe.confirm}' in the box it opens)" if recipe.confirm else ""
     note = f" ({facts['note']})" if facts.get("note") else ""

@@ -43,6 +43,11 @@ GOOD = [
     "todo/good_row_options_menu.html",
     # The filters are items of a menu the "Showing: All ▾" button opens: opened, then picked.
     "todo/good_filter_dropdown_menu.html",
+    # No delete control on a row: a row dragged left with the mouse is deleted; a note laid over the
+    # card's foot (position: absolute) names it for 4 s and covers the last row meanwhile.
+    "todo/good_swipe_mouse_delete.html",
+    # Listens for touch alone: a finger's swipe to the right deletes; a mouse drag does nothing.
+    "todo/good_touch_swipe_delete.html",
     "demo:careful/todo",
 ]
 # artefact -> {check: expected status}; only these checks run on it
@@ -73,6 +78,10 @@ BROKEN = {
     "todo/bad_adds_blank.html": {"empty-input": "fail", "delete": "pass"},
     # good, but easy to misjudge: a cut-off field and a message row inside the list
     "todo/good_maxlength_message.html": {"escaping": "pass", "empty-input": "pass"},
+    # A swiped row slides away and folds shut, but stays in the page and in storage.
+    "todo/bad_swipe_only_slides.html": {"delete": "fail", "complete": "pass"},
+    # A swiped row is removed, but the deletion is not saved: a reload brings it back.
+    "todo/bad_swipe_not_saved.html": {"delete": "fail", "complete": "pass"},
 }
 
 
@@ -140,6 +149,49 @@ async def test_deleting_one_of_two_tasks_of_the_same_text_says_both_went(runs: P
     results, _ = await runs.run("todo/bad_delete_by_text.html", BROKEN["todo/bad_delete_by_text.html"])
     assert "with two tasks" in results["delete"].detail and "both went" in results["delete"].detail, explain(results)
     assert "the first was marked done instead" in results["complete"].detail, explain(results)
+
+
+def _swipes(result) -> list[dict[str, str]]:
+    table = next(e.value for e in result.evidence if e.label == "what was tried and what it did")
+    return [r for r in table if "swipe" in r["action"]]
+
+
+async def test_a_row_with_no_delete_control_is_swiped_left_with_the_mouse(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("todo/good_swipe_mouse_delete.html")
+    delete = results["delete"]
+    assert delete.status == "pass" and delete.detail.startswith("a mouse swipe of its row to the left"), \
+        explain(results)
+    # Tried once nothing else on the row deleted; the first drag deleted, so it was the only one.
+    tried = _swipes(delete)
+    assert len(tried) == 1 and tried[0]["effect"].startswith("removed exactly"), tried
+
+
+async def test_a_page_that_listens_for_touch_alone_is_swiped_with_a_finger(runs: ProbeRuns) -> None:
+    results, _ = await runs.run("todo/good_touch_swipe_delete.html")
+    delete = results["delete"]
+    assert delete.status == "pass" and delete.detail.startswith("a finger swipe of its row to the right"), \
+        explain(results)
+    tried = [(r["control"], r["effect"]) for r in _swipes(delete)]
+    assert [c for c, _ in tried] == [f"a {who} swipe of its row to the {side}" for who, side in
+                                     (("mouse", "left"), ("mouse", "right"), ("finger", "left"), ("finger", "right"))]
+    assert [e for _, e in tried[:3]] == ["nothing changed"] * 3 and tried[3][1].startswith("removed exactly")
+
+
+async def test_a_swipe_that_only_hides_the_row_is_no_delete(runs: ProbeRuns) -> None:
+    spec = "todo/bad_swipe_only_slides.html"
+    results, _ = await runs.run(spec, BROKEN[spec])
+    assert "found no way to delete" in results["delete"].detail, explain(results)
+    tried = _swipes(results["delete"])
+    # Both ways with the mouse, each said; no finger: nothing on the page listens for touch.
+    assert [r["control"] for r in tried] == [f"a mouse swipe of its row to the {side}" for side in ("left", "right")]
+    assert "still in the page" in tried[0]["effect"] and tried[1]["effect"] == "nothing changed", tried
+
+
+async def test_a_swipe_that_is_not_saved_comes_back_after_a_reload(runs: ProbeRuns) -> None:
+    spec = "todo/bad_swipe_not_saved.html"
+    results, _ = await runs.run(spec, BROKEN[spec])
+    assert "came back" in results["delete"].detail, explain(results)
+    assert _swipes(results["delete"])[0]["effect"].startswith("removed exactly"), explain(results)
 
 
 async def test_escaping_in_the_done_view_says_where_it_ran(runs: ProbeRuns) -> None:
