@@ -27,7 +27,8 @@ from ._registry import Adapt, InputStep, ProbeContext, Rerun, ScriptFn
 
 log = structlog.get_logger()
 
-__all__ = ["OBSERVE_KEY", "Adapt", "InputStep", "Observe", "Rerun", "ScriptFn", "play", "refresh_rate_check"]
+__all__ = ["OBSERVE_KEY", "RUNS_KEY", "Adapt", "InputStep", "Observe", "Rerun", "Runs", "ScriptFn", "play",
+           "refresh_rate_check"]
 
 CHECK_ID = "refresh-rate"
 T240 = 2.0          # virtual seconds simulated at 240 Hz
@@ -38,6 +39,7 @@ CAPTURE_WIDTH = 64
 STILL = 0.002       # mean distance (quantisation steps) under which two frames are "the same"
 PASS_RANGE = (0.75, 1.35)
 OBSERVE_KEY = "refresh-observe"  # ctx.shared: an Observe the pixel runs call (set by a task's script hook)
+RUNS_KEY = "refresh-runs"  # ctx.shared: the last pixel check's Runs, for a task's adapt to read what they showed
 
 
 @dataclass(frozen=True)
@@ -400,7 +402,9 @@ async def _pixel_check(ctx: ProbeContext, steps: list[InputStep]) -> CheckResult
     if len(f60) < 3 or len(f240) < 3 or (f60[0].width, f60[0].height) != (f240[0].width, f240[0].height):
         return CheckResult(id=CHECK_ID, status="error", detail="the two runs could not be captured alike",
                            duration_s=took())
-    fit = judge(Runs(f60, f240), steps)
+    runs = Runs(f60, f240)
+    ctx.shared[RUNS_KEY] = runs
+    fit = judge(runs, steps)
     until = float(fit.get("moving_until", T240))  # type: ignore[arg-type]
     evidence = _strips(ctx, f60, f240, until)
     data = {k: v for k, v in fit.items() if k in ("s", "b", "n", "inliers", "mean_match", "moving_until", "window")}

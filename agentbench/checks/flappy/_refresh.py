@@ -6,6 +6,12 @@ scenery, a game that ends or reloads quickly), or only the start screen's animat
 check times what a person times: with no input after the start, the game ends (a game-over
 message, or the page reloading itself) after t60 at 60 Hz and after t240 at 240 Hz. Physics per
 frame ends about 4x sooner at 240 Hz; physics per time about as soon.
+
+A game can follow time in what fills the screen (scrolling pipes, sky) and still tie a part to
+frames; the fit over the whole screen passes it. So a pass is looked at again where a person
+looks: the pipes (``more_pipes``: at the same moment, the top of the game covered by far more
+at one rate than at the other, as pipes spawned every N frames come four times as often at
+240 Hz).
 """
 
 from __future__ import annotations
@@ -13,18 +19,24 @@ from __future__ import annotations
 import asyncio
 
 from .._model import CheckResult, Evidence
+from ..browser._imaging import Image
+from ..browser._perception import OTHER_SPEED, spells
 from ..browser._play import Run
-from ..browser._refresh import InputStep, Rerun
+from ..browser._refresh import RUNS_KEY, InputStep, Rerun, Runs
 from ..browser._registry import ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
 from ._over import HINT_S, over_since
 
-__all__ = ["adapt_refresh", "crash_time", "flappy_script"]
+__all__ = ["adapt_refresh", "crash_time", "flappy_script", "more_pipes", "top_columns"]
 
 POLL = 0.05           # virtual s between looks for the game-over message
 PASS_RATIO = (0.75, 1.35)
 FAIL_RATIO = 1.8      # ending this many times sooner (or later) is plain to see
 PROBES_KEY = "flappy-probes"
+PIPE_BAND = 0.15      # the top share of the game's rows, where its top pipes hang
+PIPE_MORE = 0.25      # more of the top's width covered at one rate than at the other: more than a pipe's width
+PIPE_LASTS = 0.2      # ... for this long (virtual s): a screen full of pipes, not a pipe's early arrival
+SCREEN_OVER = 0.9     # the whole top changed (a panel or a dimmed screen over the game): no pipes to count
 
 
 async def _start(ctx: ProbeContext) -> Start | None:
@@ -65,6 +77,95 @@ async def crash_time(ctx: ProbeContext, fps: int, start: Start, limit: float) ->
         await run.close()
 
 
+def top_columns(img: Image, ref: Image) -> list[bool]:
+    """Per column: do its top rows (``PIPE_BAND``) mostly differ from ``ref`` (the screen before the start)?
+
+    Flappy's top pipes hang from the top edge wherever their gap is, so the columns covered at
+    the top count the pipes on screen whatever their random heights.
+    """
+    w, h = img.width, img.height
+    rows = max(2, round(h * PIPE_BAND))
+    a, b = img.rgb, ref.rgb
+    out = []
+    for x in range(w):
+        differ = 0
+        for y in range(rows):
+            i = (y * w + x) * 3
+            if abs(a[i] - b[i]) + abs(a[i + 1] - b[i + 1]) + abs(a[i + 2] - b[i + 2]) > 60:
+                differ += 1
+        out.append(differ * 2 >= rows)
+    return out
+
+
+def _at(frames_t: list[float], t: float) -> int | None:
+    """The index of the capture at virtual time ``t`` (to the ms), if there is one."""
+    for k, ft in enumerate(frames_t):
+        if abs(ft - t) < 0.0015:
+            return k
+    return None
+
+
+def more_pipes(runs: Runs, start: Start) -> dict[str, object] | None:
+    """The spell where one rate's game shows far more pipes than the other's at the same moments, if any.
+
+    The two runs play the same inputs at the same virtual times; a game whose pipes follow time
+    shows them at the same places at both rates (at other heights, when it draws random numbers
+    every frame, and a pipe early or late, when their spacing is random too). Pipes spawned
+    every N frames come four times as often at 240 Hz: a wall of pipes a person sees at once.
+    Compared every 1/30 s from the start to where the 240 Hz screen last moved: the top covered
+    more by ``PIPE_MORE`` of its width and ``OTHER_SPEED`` times as much, for ``PIPE_LASTS`` s.
+    """
+    before = (start.steps[0].t if start.steps else START_AT) - 0.05
+    j0 = max((j for j, t in enumerate(runs.t60) if t <= before + 1e-6), default=None)
+    if j0 is None or j0 < 1:
+        return None
+    i0 = _at(runs.t240, runs.t60[j0])
+    if i0 is None:
+        return None
+    ref60, ref240 = runs.f60[j0].image, runs.f240[i0].image
+    if (ref60.width, ref60.height) != (ref240.width, ref240.height):
+        return None
+    until = runs.t240[runs.last_moving] if runs.last_moving >= 0 else runs.t240[-1]
+    # The game's width at the top: the columns anything there ever changed in, at either rate (a page
+    # around a smaller game never changes). The 60 Hz run plays on to 4.7 s: pipes cross the game by then.
+    cols60 = {t: top_columns(f.image, ref60) for t, f in zip(runs.t60, runs.f60, strict=True) if t >= start.t0 - 1e-6}
+    cols240 = {t: top_columns(runs.f240[i].image, ref240) for t in cols60 if t <= until + 1e-6
+               and (i := _at(runs.t240, t)) is not None}
+    live = [x for x in range(ref60.width) if any(c[x] for c in (*cols60.values(), *cols240.values()))]
+    if len(live) < 4:
+        return None
+    span = range(live[0], live[-1] + 1)
+    times, wrong, covers = [], [], []
+    for t, c240 in cols240.items():
+        c60 = sum(cols60[t][x] for x in span) / len(span)
+        c24 = sum(c240[x] for x in span) / len(span)
+        lo, hi = sorted((c60, c24))
+        times.append(t * 1000)
+        covers.append((round(t, 3), round(c60, 3), round(c24, 3)))
+        wrong.append(hi < SCREEN_OVER and hi - lo >= PIPE_MORE and hi >= OTHER_SPEED * lo)
+    for first, ms, k0, k1 in spells(times, wrong):
+        if ms >= PIPE_LASTS * 1000 - 1e-6:
+            worst = max(covers[k0:k1 + 1], key=lambda c: abs(c[2] - c[1]))
+            return {"from_s": round(first / 1000, 2), "lasted_s": round(ms / 1000, 2), "worst": worst}
+    return None
+
+
+async def _second_look(ctx: ProbeContext, start: Start, result: CheckResult, pixels_passed: bool) -> CheckResult:
+    """A pass looked at again where a person looks: the pipes (see the module docstring)."""
+    runs = ctx.shared.get(RUNS_KEY)
+    if pixels_passed and isinstance(runs, Runs):
+        pipes = more_pipes(runs, start)
+        if pipes is not None:
+            t, c60, c240 = pipes["worst"]  # type: ignore[misc]
+            more = "240" if c240 > c60 else "60"
+            return CheckResult(
+                id=result.id, status="fail", evidence=result.evidence, data={**result.data, "more_pipes": pipes},
+                detail=f"the scenery moves alike at 60 and 240 Hz, but at {more} Hz far more pipes come: at "
+                f"{t:.2f} s they cover {c240:.0%} of the top at 240 Hz and {c60:.0%} at 60 Hz "
+                f"(for {pipes['lasted_s']:.2f} s): pipes come per frame, not per second")
+    return result
+
+
 async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: CheckResult, rerun: Rerun) -> CheckResult:
     """Fall back on the time the game takes to end when pixels cannot tell."""
     start = await _start(ctx)
@@ -74,7 +175,9 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
     # A rate dependence seen only before the start input is the start screen's animation (random
     # twinkles or shake drawn per frame look alike at any rate): the game itself decides.
     before_start = result.status == "fail" and isinstance(window, list) and window[1] <= start.t0 + 1e-6
-    if result.status in ("pass", "fail", "skip") and not before_start:
+    if result.status == "pass":
+        return await _second_look(ctx, start, result, pixels_passed=True)
+    if result.status in ("fail", "skip") and not before_start:
         return result
     limit = 10.0
     t60, t240 = await asyncio.gather(crash_time(ctx, 60, start, limit), crash_time(ctx, 240, start, limit))
