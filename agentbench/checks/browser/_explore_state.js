@@ -53,7 +53,8 @@ Object.assign(AB, (() => {
   // tell them apart by: all are kept.
   function inList(hs, field) {
     const every = Object.values(hs).flat();
-    let over = new Map(every.map((h) => [h, overlayOf(h, field, true)]));
+    // A field laid over its row (an edit box over the task's text) is the row's own, not a toast.
+    let over = new Map(every.map((h) => [h, overlayOf(h, field, !isField(h))]));
     let core = every.filter((h) => !over.get(h) && seen(h));
     if (!core.length) {
       over = new Map(every.map((h) => [h, overlayOf(h, field)]));

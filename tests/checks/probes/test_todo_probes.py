@@ -164,6 +164,10 @@ async def test_a_row_with_no_delete_control_is_swiped_left_with_the_mouse(runs: 
     # Tried once nothing else on the row deleted; the first drag deleted, so it was the only one.
     tried = _swipes(delete)
     assert len(tried) == 1 and tried[0]["effect"].startswith("removed exactly"), tried
+    # Its double-click opens an edit box laid over the text (position: absolute): the row's own part.
+    table = next(e.value for e in delete.evidence if e.label == "what was tried and what it did")
+    assert any(r["control"] == "double-click on its text" and r["effect"] == "made the task's text editable"
+               for r in table), table
 
 
 async def test_a_page_that_listens_for_touch_alone_is_swiped_with_a_finger(runs: ProbeRuns) -> None:
