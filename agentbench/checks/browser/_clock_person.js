@@ -161,3 +161,26 @@
     };
     defineProperty(window, "chrome", { value: { loadTimes, csi, app }, writable: true, enumerable: true, configurable: true });
   })(); } catch (e) { /* an interface unlike Chromium's: the browser's own stays */ }
+
+  // ---- the window in a screen ---------------------------------------------------------------------------
+  // A headless browser's window is its viewport: outerWidth and outerHeight equal the viewport's size,
+  // and a page that compares them sees no tab strip and no toolbar. A person's Chrome draws them above
+  // the page (about 85 px at 100%), in every realm of the tab (an iframe reads the tab's window). Where
+  // the browser's outer size is the viewport's, it reads as a person's Chrome window of that viewport.
+  // (The screen around it is the browser's own: the context is made with a person's screen size.)
+  try { (() => {
+    const view = cfg.view;
+    if (!isArray(view) || view.length !== 2) return;
+    const extra = { outerWidth: 0, outerHeight: 85 };
+    for (const [name, i] of [["outerWidth", 0], ["outerHeight", 1]]) {
+      const real = getterOf(window, name);
+      if (!real) continue;
+      // Read when asked (at document start the window may not be sized yet): a window whose outer size
+      // is not the viewport's has its own frame, and stays the browser's.
+      const seen = (self) => { const v = call(real, self); return v === view[i] ? v + extra[name] : v; };
+      const get = name === "outerWidth"
+        ? getDesc({ get outerWidth() { return seen(this); } }, "outerWidth").get
+        : getDesc({ get outerHeight() { return seen(this); } }, "outerHeight").get;
+      wrapGetter(window, name, get);
+    }
+  })(); } catch (e) { /* a window unlike Chromium's: the browser's own stays */ }

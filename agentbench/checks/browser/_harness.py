@@ -49,6 +49,9 @@ log = structlog.get_logger()
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 WIPE_PATH = "/__agentbench_wipe__"  # our blank page, served on the artefact's origin
 MAX_REUSE = 40  # sessions per pooled context before it is replaced (bounds heap growth)
+# The screen a page sees around its window: a person's full-HD display. Headless, the screen is the
+# viewport (800 x 600, no room for a window's frame), a tell (issue 28); the window's frame is the clock's.
+SCREEN = {"width": 1920, "height": 1080}
 
 
 
@@ -219,7 +222,8 @@ class BrowserHarness:
         slot = session.slot
         assert slot is not None
         cfg = {"fps": session.fps, "seed": session.seed, "epoch": session.epoch, "startAbs": session.now_ms,
-               "channel": session.channel, "confirm": session.confirm, "wkey": _workers.worker_key(session.channel)}
+               "channel": session.channel, "confirm": session.confirm, "wkey": _workers.worker_key(session.channel),
+               "view": list(session.viewport)}
         source = CLOCK_JS.replace("__AB_CONFIG__", json.dumps(cfg))
         try:
             # The new one first: a document the page makes meanwhile (a reload it started) must
@@ -235,7 +239,7 @@ class BrowserHarness:
         assert self._browser is not None
         try:
             context = await self._browser.new_context(
-                viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1,
+                viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1, screen=SCREEN,
                 service_workers="block", locale="en-US", timezone_id="UTC", accept_downloads=False)
         except PlaywrightError as exc:
             raise CheckError(f"could not open a browser context: {exc.message}") from exc

@@ -3,9 +3,10 @@
 The checker's browser is Chromium's headless shell. A page told it from a person's Chrome by the
 classic reads: ``navigator.plugins`` and ``navigator.mimeTypes`` empty, ``pdfViewerEnabled`` false,
 no ``window.chrome``, and ``Notification.permission`` "denied" while the permissions API says
-"prompt". One page of ours (fixtures/invisible/headless.html) records them in the page and in an
-about:blank iframe. Each test runs on the headless shell (the checker's browser: there they failed
-before the clock gave a person's answers) and on the hosts' chromium (its own answers, untouched).
+"prompt"; a window the size of the viewport, on a screen the same size. One page of ours
+(fixtures/invisible/headless.html) records them in the page and in an about:blank iframe. Each test
+runs on the headless shell (the checker's browser: there they failed before the clock gave a
+person's answers) and on the hosts' chromium (its own answers where it has them).
 """
 
 from __future__ import annotations
@@ -81,6 +82,17 @@ async def test_notifications_are_not_denied_before_the_page_asks(seen: dict[str,
     """A person's Chrome says "default" (never asked) while the permissions API says "prompt"."""
     assert seen["permission"] == "prompt", seen["permission"]
     assert seen["page"]["notification"] == "default" and seen["iframe"]["notification"] == "default", seen
+
+
+@pytest.mark.parametrize("realm", ["page", "iframe"])
+async def test_the_window_has_a_frame_and_a_screen_around_it(seen: dict[str, Any], realm: str) -> None:
+    """Headless, the window is the viewport and so is the screen (outer == inner == 800 x 600). A person's
+    Chrome draws its tab strip and toolbar above the page, on a screen larger than the window; an
+    iframe reads the tab's window."""
+    r, (w, h) = seen[realm], seen["page"]["inner"]
+    assert r["outer"][0] == w and 60 <= r["outer"][1] - h <= 140, (r["outer"], (w, h))
+    assert r["screen"] == [1920, 1080, 1920, 1080], r["screen"]
+    assert NATIVE.match(r["outerSource"]), r["outerSource"]
 
 
 async def test_chrome_load_times_follow_the_clock_the_page_reads(seen: dict[str, Any]) -> None:
