@@ -10,7 +10,9 @@ end. Restart is tried wherever play ended. When F falls back
 onto exactly B's course after its taps while B still plays, the bird's fall was stopped short of
 the ground without ending the game: falling does not end it. Where play ended and was shown, the
 passing flap run is played on with the bird kept high as pipes arrive (``_top``): a bird
-seen inside a top pipe while the pipe slides past and play goes on fails game-over. All input is
+seen inside a top pipe while the pipe slides past and play goes on fails game-over. Where it
+does not, the flap run is played again with the bird kept low, just over where the no-input bird
+came to rest, and the bottom pipe is tried the same way. All input is
 real (keyboard and mouse, held as a person holds them); the bird is never looked up in game variables.
 """
 
@@ -31,7 +33,7 @@ from ..browser._registry import LoadRun, ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
 from ._over import Over, frozen_for, restart, watch_over
 from ._score import score_check, score_texts
-from ._top import TopPipe, through_top
+from ._top import PipeRun, through_pipe
 
 __all__ = ["CHECK_IDS", "FLAP_SCRIPT", "LOAD_RUN", "flappy_probes", "locate_shift"]
 
@@ -197,17 +199,18 @@ async def _flap_run(ctx: ProbeContext, start: Start, action: str, over: Over) ->
 
 
 def _game_over(start: Start, base: Run, over: Over, flap: Run | None, lifted: bool,
-               ready: str | None = None, top: TopPipe | None = None) -> CheckResult:
+               ready: str | None = None, pipe: PipeRun | None = None) -> CheckResult:
     t0 = start.t0
     began = f"after {start.name}" if start.name else "with no input"
-    if top is not None and top.inside_at is not None and top.passed_at is not None:
+    if pipe is not None and pipe.inside_at is not None and pipe.passed_at is not None:  # pipe.went_on
+        side, kept = pipe.side, "high" if pipe.side == "top" else "low (over where it came to rest without input)"
         return CheckResult(id="game-over", status="fail",
-                           data={"inside_top_pipe_at_s": round(top.inside_at - t0, 2),
-                                 "pipe_passed_at_s": round(top.passed_at - t0, 2), "depth_px": round(top.depth, 1),
-                                 "taps": top.taps},
-                           detail=f"hitting the top pipe does not end the game: {began}, keeping the bird high "
-                           f"({top.taps} flaps), the bird flew into the top pipe at {top.inside_at - t0:.1f} s and "
-                           f"play went on (the pipe slid on past the bird by {top.passed_at - t0:.1f} s and the "
+                           data={f"inside_{side}_pipe_at_s": round(pipe.inside_at - t0, 2),
+                                 "pipe_passed_at_s": round(pipe.passed_at - t0, 2), "depth_px": round(pipe.depth, 1),
+                                 "taps": pipe.taps},
+                           detail=f"hitting the {side} pipe does not end the game: {began}, keeping the bird {kept} "
+                           f"({pipe.taps} flaps), the bird flew into the {side} pipe at {pipe.inside_at - t0:.1f} s "
+                           f"and play went on (the pipe slid on past the bird by {pipe.passed_at - t0:.1f} s and the "
                            "game did not end)")
     if over.at is not None and ready is not None:
         return CheckResult(id="game-over", status="pass", data={"over_after_s": round(over.at - t0, 2),
@@ -356,13 +359,16 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
                 status, detail, data, flap_name, flap = s2, f"{d2} ({detail})", data2, "a click", click
             else:
                 detail = f"{detail}; {d2}"
-        top: TopPipe | None = None
+        pipe: PipeRun | None = None
+        first, played = None, flap  # the run the pipe was tried in
+        tried: list[PipeRun] = []
         if status == "pass" and over.at is not None and not flap.broken:
             # Play ended and was shown: a person who doubts the top pipe keeps the bird high as one arrives.
             first = next((i for i, d in diverged(flap, base, t0 + TAPS[0], t0 + TAPS[0] + 1.5) if d), None)
             if first is not None:
-                top = await through_top(base, flap, first, t0, min(over.at, over.still_at or over.at) - 0.1,
-                                        dict(FLAP_INPUTS)[flap_name])
+                pipe = await through_pipe(base, flap, first, t0, min(over.at, over.still_at or over.at) - 0.1,
+                                          dict(FLAP_INPUTS)[flap_name])
+                tried.append(pipe)
         ready: str | None = None
         if over.at is None and over.reloaded_at is None and over.still_at is None and status == "pass":
             # B played on without ending: a game that waits in a ready state (the bird bobbing)
@@ -372,6 +378,16 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
                 over, again, ready, end_run = over_f, again_f, flap_name, flap
         texts.add(await score_texts(flap, t0))
         await flap.close()
+        if pipe is not None and not pipe.went_on and pipe.seen and first is not None and over.at is not None:
+            # ... and one who doubts the bottom pipe keeps it low: the same flap run, played again.
+            low = await _flap_run(ctx, start, dict(FLAP_INPUTS)[flap_name], over)
+            runs.append(low)
+            if not low.broken:
+                bottom = await through_pipe(base, low, first, t0, min(over.at, over.still_at or over.at) - 0.1,
+                                            dict(FLAP_INPUTS)[flap_name], rested_by=over.at + 0.5)
+                tried.append(bottom)
+                pipe, played = (bottom, low) if bottom.went_on else (pipe, played)
+            await low.close()
         began = f"(started with {start.name}) " if start.name else "(no input started anything; the page as it runs) "
         evidence = [e for e in (_strip(ctx, "flap-none.png", base, t0, t0 + 1.6, "no input after the start"),
                                 _strip(ctx, "flap-input.png", flap, t0, t0 + 1.6, f"{flap_name} at +{TAPS[0]} s"))
@@ -390,10 +406,12 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
             rest = [CheckResult(id="restart", status="skip", detail="no game over to restart from"),
                     CheckResult(id="score", status="skip", detail="the game does not run: no score to watch")]
             return [flap_result, over_result, *rest], runs, t0
-        over_result = _game_over(start, base, over, flap, status == "pass", ready, top)
-        if "inside_top_pipe_at_s" in over_result.data and top is not None and top.passed_at is not None:
-            ev = _strip(ctx, "game-over.png", flap, top.passed_at - 2.0, top.passed_at,
-                        f"{flap_name} whenever the bird sank: into the top pipe, and play goes on")
+        over_result = _game_over(start, base, over, flap, status == "pass", ready, pipe)
+        if over_result.status == "pass" and tried:
+            over_result.data["pipes_tried"] = {p.side: p.why for p in tried}  # what a person trying them saw
+        if pipe is not None and pipe.passed_at is not None and pipe.went_on:  # what game-over says first
+            ev = _strip(ctx, "game-over.png", played, pipe.passed_at - 2.0, pipe.passed_at,
+                        f"{flap_name} whenever the bird sank: into the {pipe.side} pipe, and play goes on")
         else:
             ev = _strip(ctx, "game-over.png", end_run, t0, over.at + 0.5 if over.at else end_run.now,
                         f"{ready} once after the start, then no input" if ready else "no input after the start")

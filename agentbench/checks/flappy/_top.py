@@ -1,23 +1,30 @@
-"""Flappy: does hitting the top pipe end the game? Played the way a person tries it.
+"""Flappy: does hitting a pipe end the game? Played the way a person tries it, top pipe and bottom pipe.
 
 A person who doubts the top pipe keeps the bird high as a pipe arrives, flapping whenever it sinks
 below the upper part of the play area, and watches: the bird meets the pipe's body and the game
-ends, or the pipe slides over the bird and play goes on. This run does the same with real input
-(the flap the other probes found, held like theirs) and judges it by pixels only:
+ends, or the pipe slides over the bird and play goes on. One who doubts the bottom pipe keeps the
+bird low instead, just above the ground (where the bird without input came to rest: a bird on the
+ground ends most games, so it hovers there and never falls), flapping whenever it sinks that low.
+These runs do the same with real input (the flap the other probes found, held like theirs) and
+judge them by pixels only:
 
 - the bird is what the flap run and the no-input run showed differently (its columns, its size and
   its colours); it is followed in its columns as the pixels of its colours that the empty scene
   (the no-input runs' captures, mode per pixel) does not show;
 - a pipe's top body is, in those columns, what differs from the empty scene from the top of the
-  play area down without a break, and slid in from the right (a moving obstacle, not a banner);
-  where it reaches below the bird's top by a visible depth (half the bird's height, and
-  ``_perception.SEEN_PX``) beside and over the bird's columns, the bird is inside the pipe;
+  play area down without a break; a bottom body what differs from the ground up without a break
+  (begun at or under the no-input bird's resting line: a ground drawn over it is skipped); both slid
+  in from the right (a moving obstacle, not a banner). Where it reaches past the bird's near edge
+  by a visible depth (half the bird's height, and ``_perception.SEEN_PX``) beside and over the
+  bird's columns, the bird is inside the pipe;
 - play went on when, with the bird seen inside for at least ``SEEN_S``, the same pipe then slid on
   past the bird (left its columns) while the bird was still seen flying.
 
-Nothing is said where the evidence is weak: a bird that leaves the screen, a gap that happens to be
-high, a graze of a frame or two, a scene whose background itself moves in the bird's columns (the
-empty scene is not stable there), a bird the run cannot follow.
+The bottom run reads every row from the resting line up (``_Side``): the rest is the top run's
+logic unchanged. Nothing is said where the evidence is weak: a bird that leaves the screen, a gap
+that happens to be high (or low), a graze of a frame or two, a scene whose background itself moves
+in the bird's columns (the empty scene is not stable there), a bird the run cannot follow, a
+no-input bird never seen coming to rest.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from ..browser._perception import SEEN_PX, SEEN_S
 from ..browser._play import CAP, Run, differs
 from ._over import over_since
 
-__all__ = ["Bird", "TopPipe", "learn_bird", "through_top", "top_pipe_run"]
+__all__ = ["Bird", "PipeRun", "learn_bird", "pipe_run", "through_pipe"]
 
 TARGET = 0.25      # the bird's centre is kept at about this share of the play area's height from the top
 TAP_GAP = 0.2      # s between two taps at least (a press is held HOLD s)
@@ -53,6 +60,12 @@ ANSWER_S = 0.6     # a tap the bird does not rise after within this long is unan
 WORDS_EVERY = 5    # looks between two reads of the page's words (a game-over message ends the run)
 PIPES = 2          # pipes that passed the bird in their gap before the run gives up
 WATCH = 13.0       # s after the start, at most: a slow first pipe still comes (a person waits for it)
+# The bottom pipe: the bird is kept low, over its resting line (the floor), never on it.
+LOW = 2.5          # bird heights between the floor and the bird's bottom where a person flaps, at least ...
+CLEAR = 1.0        # ... and this many more than the bird was seen to sink after a flap (it must not land)
+LANDED = 0.25      # bird heights: the bird's bottom this near the floor after it was inside: it fell (died)
+FLOOR_TOL = 0.3    # bird heights: a bottom body begins at most this far above the floor (a ground drawn over)
+FLOOR_SEEN = 3     # captures of the no-input bird needed to tell where it came to rest
 
 
 @dataclass
@@ -107,6 +120,30 @@ def learn_bird(base: Run, flap: Run, first: int, last: int) -> Bird | None:
     return Bird(whole[0], whole[1], whole[3] - whole[2] + 1, whole[4], keep)
 
 
+@dataclass(frozen=True)
+class _Side:
+    """Which pipe a run tries: the top one (``floor`` None) or the bottom one, whose rows are read
+    from ``floor`` (the capture row the no-input bird's bottom came to rest on) up: a row's place
+    is then its height over the floor, so a bottom body is handled as a top one is."""
+
+    floor: int | None = None
+    tol: int = 0  # a bottom body begins at most this many rows over the floor
+
+    @property
+    def name(self) -> str:
+        return "top" if self.floor is None else "bottom"
+
+    def box(self, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+        """The bird's box with rows counted from this side's edge (the top, or the floor up)."""
+        if self.floor is None:
+            return box
+        x0, y0, x1, y1 = box
+        return x0, self.floor - y1, x1, self.floor - y0
+
+
+TOP = _Side()
+
+
 @dataclass
 class _Scene:
     """The empty scene in the bird's columns: each pixel's usual colour, from captures of play."""
@@ -122,12 +159,14 @@ class _Scene:
         o = (y * self.width + self.x0) * 3
         return img.rgb[o:o + (self.x1 - self.x0) * 3]
 
-    @property
-    def stable(self) -> float:
-        """The share of the upper part (where top pipes and a high bird are) that has a usual colour."""
-        upper = self.unstable[:max(1, round(UPPER * self.height))]
-        n = sum(len(u) for u in upper)
-        return 1 - sum(sum(u) for u in upper) / max(1, n)
+    def stable(self, side: _Side) -> float:
+        """The share of the part the run plays in (the upper part for top pipes and a high bird, the
+        lower part down to the floor for bottom ones) that has a usual colour."""
+        part = round(UPPER * self.height)
+        rows = self.unstable[:max(1, part)] if side.floor is None else \
+            self.unstable[min(side.floor, self.height - part):side.floor + 1]
+        n = sum(len(u) for u in rows)
+        return 1 - sum(sum(u) for u in rows) / max(1, n)
 
 
 def _scene(images: list[Image], x0: int, x1: int) -> _Scene | None:
@@ -161,8 +200,8 @@ def _scene(images: list[Image], x0: int, x1: int) -> _Scene | None:
 
 
 @dataclass
-class TopPipe:
-    """What the run saw: when the bird was first inside a top pipe, and when the pipe had passed it."""
+class PipeRun:
+    """What the run saw: when the bird was first inside a pipe of its side, and when the pipe had passed it."""
 
     inside_at: float | None = None
     passed_at: float | None = None
@@ -170,10 +209,18 @@ class TopPipe:
     taps: int = 0
     seen: int = 0            # captures in which the bird was followed
     why: str = ""            # why nothing could be judged
+    side: str = "top"        # which pipe was tried: "top" or "bottom"
+
+    @property
+    def went_on(self) -> bool:
+        """The bird was seen inside the pipe and play went on: hitting it does not end the game."""
+        return self.inside_at is not None and self.passed_at is not None
 
 
-def _look(sc: _Scene, bird: Bird, img: Image) -> tuple[tuple[int, int, int, int] | None, list[int], set[int]]:
-    """(the bird's box in band columns, each column's top-body depth, the columns holding the bird)."""
+def _look(sc: _Scene, bird: Bird, img: Image, side: _Side = TOP,
+          ) -> tuple[tuple[int, int, int, int] | None, list[int], set[int]]:
+    """(the bird's box in band columns, each column's body depth from ``side``'s edge, the columns
+    holding the bird)."""
     bw = sc.x1 - sc.x0
     foreign = bytearray(bw * sc.height)
     birdy = bytearray(bw * sc.height)
@@ -202,10 +249,24 @@ def _look(sc: _Scene, bird: Bird, img: Image) -> tuple[tuple[int, int, int, int]
             box = None
     cols_bird = {p % bw for b in found for p in b.pixels} if box else set()
     depth = []
+    floor = side.floor
     for x in range(bw):
-        d = 0
-        while d < sc.height and foreign[d * bw + x]:
-            d += 1
+        if floor is None:
+            d = 0
+            while d < sc.height and foreign[d * bw + x]:
+                d += 1
+        else:
+            # From the bottom up: the empty scene under the floor (a ground drawn over the pipe) is
+            # skipped; a body begins there and reaches up without a break.
+            y = sc.height - 1
+            while y >= floor - side.tol and not foreign[y * bw + x]:
+                y -= 1
+            if y < floor - side.tol:
+                d = 0
+            else:
+                while y >= 0 and foreign[y * bw + x]:
+                    y -= 1
+                d = max(0, floor - y)  # rows over the floor the body covers (its top row is y + 1)
         depth.append(d)
     return box, depth, cols_bird
 
@@ -238,9 +299,20 @@ def _flew_on(rows: list[tuple[float, float]], since: float, low: float) -> bool:
     return bool(after) and max(after) <= low and rose
 
 
-async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list[Image], until: float) -> TopPipe:
-    """Keep the bird high from ``t0`` (``run`` is at the start, no input since) and watch the top pipes."""
-    out = TopPipe()
+def _floor(sc: _Scene, bird: Bird, rest: list[Image]) -> int | None:
+    """The capture row the no-input bird's bottom came to rest on (its lowest seen in ``rest``, the
+    captures of its fall to the end), if it was seen often enough to tell."""
+    bottoms = [box[3] for img in rest if (img.width, img.height) == (sc.width, sc.height)
+               for box in [_look(sc, bird, img)[0]] if box is not None]
+    return max(bottoms) if len(bottoms) >= FLOOR_SEEN else None
+
+
+async def pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list[Image], until: float,
+                   rest: list[Image] | None = None) -> PipeRun:
+    """Keep the bird high from ``t0`` (``run`` is at the start, no input since) and watch the top pipes;
+    with ``rest`` (the no-input run's captures to its end) keep it low over where that bird came to
+    rest and watch the bottom pipes."""
+    out = PipeRun(side="top" if rest is None else "bottom")
     margin = max(4, bird.x1 - bird.x0 + 1)
     if not empty:
         out.why = "no captures of play to learn the empty scene from"
@@ -250,7 +322,14 @@ async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list
     if sc is None:
         out.why = "too few captures of play to learn the empty scene from"
         return out
-    stable = sc.stable
+    side = TOP
+    if rest is not None:
+        floor = _floor(sc, bird, rest)
+        if floor is None or floor < sc.height / 2:
+            out.why = "where the bird without input came to rest could not be told"
+            return out
+        side = _Side(floor, max(1, round(FLOOR_TOL * bird.height)))
+    stable = sc.stable(side)
     if stable < STABLE_SHARE:
         out.why = f"the scene moves in the bird's columns by itself ({stable:.0%} of it stable)"
         return out
@@ -260,10 +339,11 @@ async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list
     inside: list[float] = []
     changes: list[float] = []
     prev: int | None = None
-    covered, passed = False, 0
+    covered, passed, met = False, 0, False
     edges: list[tuple[float, int]] = []  # (t, the leftmost column a top body reaches down in): it slides in
     taps: list[float] = []
     deaf = looks = 0
+    sank, tap_bottom = 0, None  # how far the bird was seen to sink after a flap, at most; its bottom at the last tap
     dom_before = run.dom_first or ""
     while run.now < until - 1e-9 and not run.broken:
         await run.advance(LOOK)
@@ -277,14 +357,16 @@ async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list
             changes.append(run.now)
         prev = code
         if run.now - (changes[-1] if changes else began) >= STOPPED_S:
-            break  # the screen stopped: the game ended
+            out.why = "the screen stopped (the game ended)"
+            break
         looks += 1
         if looks % WORDS_EVERY == 0 and await over_since(run, began, dom_before) is not None:
             out.why = "a game-over message showed (the game ended)"
             break
-        box, depth, cols = _look(sc, bird, frame.image)
+        box, depth, cols = _look(sc, bird, frame.image, side)
         if box is None:
             if run.now - last_seen >= LOST_S:
+                out.why = "the bird was no longer seen (it died, fell or left the screen)"
                 break
             continue
         last_seen = run.now
@@ -306,7 +388,8 @@ async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list
             if deaf >= 3:
                 out.why = "the bird no longer rose when flapped (the game ended)"
                 break
-        d = _inside(box, depth, cols, max(DEPTH_SHARE * bird.height, SEEN_PX * _scale(frame), 2.0))
+        near = side.box(box)  # rows counted from the pipe's side: the top, or the floor up
+        d = _inside(near, depth, cols, max(DEPTH_SHARE * bird.height, SEEN_PX * _scale(frame), 2.0))
         body = [x for x, dd in enumerate(depth) if dd >= 3]
         if body:
             edges.append((run.now, min(body)))
@@ -320,45 +403,64 @@ async def top_pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list
                 out.inside_at = inside[0]
         elif out.inside_at is None:
             inside = []  # a graze of one look: not seen
-        # A pipe's top body over the bird's columns (a bird touching the top cannot tell: as before).
+        # A pipe's body at the bird (over its columns or touching them) reaching to its near edge.
+        met = any(depth[x] >= near[1] for x in range(max(0, box[0] - 1), min(len(depth), box[2] + 2)))
+        # A pipe's body over the bird's columns (a bird touching its edge cannot tell: as before).
         over = [x for x in range(box[0], box[2] + 1) if depth[x] >= 3]
-        if box[1] > 2:
+        if near[1] > 2:
             if covered and not over:
                 passed += 1
             covered = len(over) >= 2
         if out.inside_at is not None and d == 0:
             if not covered and run.now - inside[-1] >= ON_AFTER - 1e-6:
-                if _flew_on(rows, out.inside_at, ALIVE * sc.height):
+                low = ALIVE * sc.height if side.floor is None else side.floor - (0.5 + LANDED) * bird.height
+                if _flew_on(rows, out.inside_at, low):
                     out.passed_at = run.now
                 else:
                     out.why = "the bird sank after meeting the pipe (it may have died while the scene scrolled on)"
                 break
             if run.now - out.inside_at > PASS_WITHIN:
+                out.why = "the pipe did not slide on past the bird"
                 break
         if passed >= PIPES and out.inside_at is None:
             out.why = f"{passed} pipes passed the bird with the bird in their gap"
             break
-        # A person flaps when the bird sinks below the upper part and is not still rising.
+        # A person flaps when the bird sinks below the upper part (or near the floor) and is not still rising.
         falling = len(rows) < 2 or rows[-1][1] >= rows[-2][1]
-        if centre > TARGET * sc.height and falling and run.now - last_tap >= TAP_GAP:
-            last_tap = run.now
+        if tap_bottom is not None:
+            sank = max(sank, box[3] - tap_bottom)
+        if side.floor is None:
+            sunk = centre > TARGET * sc.height
+        else:  # where it will be at the next look, falling as fast as since the last one: a person flaps early
+            level = max(sc.height / 2, side.floor - max(LOW * bird.height, sank + CLEAR * bird.height))
+            sunk = box[3] + max(0.0, rows[-1][1] - rows[-2][1] if len(rows) >= 2 else 0.0) > level
+        if sunk and falling and run.now - last_tap >= TAP_GAP:
+            last_tap, tap_bottom = run.now, box[3]
             out.taps += 1
             if not taps or taps[-1] < 0:
                 taps.append(run.now)  # the next tap is judged once the last one was
             await run.do(action)
+    if out.why.endswith("(the game ended)") and met:
+        out.why += f" with a {out.side} pipe at the bird"  # it met the pipe: the try was made
+    if not out.why and not out.went_on:
+        out.why = f"the game went on {run.now - t0:.1f} s after the start and no pipe met the bird"
     return out
 
 
-async def through_top(base: Run, flap: Run, first: int, t0: float, played_until: float, action: str,
-                      ) -> TopPipe:
-    """Play the passing flap run on, keeping its bird high; see the module docstring.
+async def through_pipe(base: Run, flap: Run, first: int, t0: float, played_until: float, action: str,
+                       rested_by: float | None = None) -> PipeRun:
+    """Play the passing flap run on, keeping its bird high (or, given ``rested_by``, low); see the
+    module docstring.
 
     ``first``: the capture where the flap run first differed from the no-input run ``base``;
-    ``played_until``: captures of both runs before this show play (the empty scene is learnt there).
+    ``played_until``: captures of both runs before this show play (the empty scene is learnt there);
+    ``rested_by``: the no-input bird had come to rest by then (the game's end, and a little more).
     """
     bird = learn_bird(base, flap, first, base.index(played_until))
     if bird is None:
-        return TopPipe(why="the bird could not be told from the scene")
+        return PipeRun(why="the bird could not be told from the scene", side="top" if rested_by is None else "bottom")
     empty = [r.frames[i].image for r in (base, flap) for i in sorted(r.frames)
              if t0 + 0.1 <= i * r.every <= played_until]
-    return await top_pipe_run(flap, t0, action, bird, empty, t0 + WATCH)
+    rest = None if rested_by is None else \
+        [base.frames[i].image for i in sorted(base.frames) if t0 + 0.1 <= i * base.every <= rested_by]
+    return await pipe_run(flap, t0, action, bird, empty, t0 + WATCH, rest)
