@@ -11,7 +11,8 @@ A game can follow time in what fills the screen (scrolling pipes, sky) and still
 frames; the fit over the whole screen passes it. So a pass is looked at again where a person
 looks: the pipes (``more_pipes``: at the same moment, the top of the game covered by far more
 at one rate than at the other, as pipes spawned every N frames come four times as often at
-240 Hz).
+240 Hz) and the flap (``flap_rise``: one flap after the start, against the run without it, at
+both rates: a lift applied for N frames lifts the bird a quarter as far at 240 Hz).
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ import asyncio
 from .._model import CheckResult, Evidence
 from ..browser._imaging import Image
 from ..browser._perception import OTHER_SPEED, spells
-from ..browser._play import Run
+from ..browser._play import Run, Step, close_all
 from ..browser._refresh import RUNS_KEY, InputStep, Rerun, Runs
 from ..browser._registry import ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
 from ._over import HINT_S, over_since
+from ._probes import FLAP_INPUTS, locate_shift
 
-__all__ = ["adapt_refresh", "crash_time", "flappy_script", "more_pipes", "top_columns"]
+__all__ = ["adapt_refresh", "crash_time", "flap_rise", "flappy_script", "more_pipes", "top_columns"]
 
 POLL = 0.05           # virtual s between looks for the game-over message
 PASS_RATIO = (0.75, 1.35)
@@ -37,6 +39,9 @@ PIPE_BAND = 0.15      # the top share of the game's rows, where its top pipes ha
 PIPE_MORE = 0.25      # more of the top's width covered at one rate than at the other: more than a pipe's width
 PIPE_LASTS = 0.2      # ... for this long (virtual s): a screen full of pipes, not a pipe's early arrival
 SCREEN_OVER = 0.9     # the whole top changed (a panel or a dimmed screen over the game): no pipes to count
+LIFT_AFTER = 0.25     # the measured flap, virtual s after the start
+LIFT_WATCH = 0.8      # its rise is watched this long
+LIFT_SEEN = 0.025     # rises differing by this share of the game's height are seen (about a bird's size)
 
 
 async def _start(ctx: ProbeContext) -> Start | None:
@@ -150,8 +155,66 @@ def more_pipes(runs: Runs, start: Start) -> dict[str, object] | None:
     return None
 
 
+def _rise(base: Run, flap: Run, tap: float) -> float | None:
+    """How far (share of the height) the flapped bird rose above where it was first seen after the tap.
+
+    The bird is what differs from the run without the flap (``locate_shift``); its row is followed
+    until it comes back down to where it was first seen. None when nothing differed.
+    """
+    rows: list[float] = []
+    height = 0
+    for i in range(flap.index(tap), flap.index(tap + LIFT_WATCH) + 1):
+        fa, fb = base.frames.get(i), flap.frames.get(i)
+        if fa is None or fb is None or (fa.width, fa.height) != (fb.width, fb.height):
+            continue
+        got = locate_shift(fa.image, fb.image)
+        if got is None:
+            if rows:
+                break
+            continue
+        height = fb.height
+        if rows and got[1] >= rows[0] and len(rows) > 1:
+            break  # back down where it was first seen: the hop is over
+        rows.append(got[1])
+    if len(rows) < 2 or not height:
+        return None
+    return max(0.0, rows[0] - min(rows)) / height
+
+
+async def _flap_once(ctx: ProbeContext, start: Start, fps: int, action: str) -> float | None:
+    """The rise of one flap ``action`` at ``fps`` (see ``_rise``); runs one after the other, each closed."""
+    tap = start.t0 + LIFT_AFTER
+    base = flap = None
+    try:
+        base = await start.replay(ctx, [], tap + LIFT_WATCH, fps=fps)
+        await base.close()
+        flap = await start.replay(ctx, [Step(tap, action)], tap + LIFT_WATCH, fps=fps)
+        await flap.close()
+        if base.broken or flap.broken:
+            return None
+        return _rise(base, flap, tap)
+    finally:
+        await close_all(base, flap)
+
+
+async def flap_rise(ctx: ProbeContext, start: Start) -> tuple[str, float, float] | None:
+    """(the flap input, rise at 60 Hz, rise at 240 Hz) of one flap after the start; None if none was seen.
+
+    Space first, then a click (the flap-input probe's order), for the first that lifts at 60 Hz.
+    """
+    for name, action in FLAP_INPUTS:
+        r60 = await _flap_once(ctx, start, 60, action)
+        if r60 is None:
+            continue
+        r240 = await _flap_once(ctx, start, 240, action)
+        if r240 is None:
+            return None
+        return name, r60, r240
+    return None
+
+
 async def _second_look(ctx: ProbeContext, start: Start, result: CheckResult, pixels_passed: bool) -> CheckResult:
-    """A pass looked at again where a person looks: the pipes (see the module docstring)."""
+    """A pass looked at again where a person looks: the pipes, then the flap (see the module docstring)."""
     runs = ctx.shared.get(RUNS_KEY)
     if pixels_passed and isinstance(runs, Runs):
         pipes = more_pipes(runs, start)
@@ -163,6 +226,20 @@ async def _second_look(ctx: ProbeContext, start: Start, result: CheckResult, pix
                 detail=f"the scenery moves alike at 60 and 240 Hz, but at {more} Hz far more pipes come: at "
                 f"{t:.2f} s they cover {c240:.0%} of the top at 240 Hz and {c60:.0%} at 60 Hz "
                 f"(for {pipes['lasted_s']:.2f} s): pipes come per frame, not per second")
+    lift = await flap_rise(ctx, start)
+    if lift is None:
+        return result
+    name, r60, r240 = lift
+    data = {**result.data, "flap_rise_60hz": round(r60, 3), "flap_rise_240hz": round(r240, 3)}
+    lo, hi = sorted((r60, r240))
+    if hi - lo >= LIFT_SEEN and hi >= OTHER_SPEED * lo:
+        how = "less" if r240 < r60 else "more"
+        return CheckResult(
+            id=result.id, status="fail", evidence=result.evidence, data=data,
+            detail=f"the scenery moves alike at 60 and 240 Hz, but a flap ({name}) lifts the bird {how} at "
+            f"240 Hz: it rises {r60:.0%} of the game's height at 60 Hz and {r240:.0%} at 240 Hz: the flap is "
+            "tied to the frame rate")
+    result.data = data
     return result
 
 
@@ -201,8 +278,9 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
                          value=[round(t60, 2), round(t240, 2)]), *result.evidence]
     if PASS_RATIO[0] <= ratio <= PASS_RATIO[1]:
         note = " (only the start screen's animation differed)" if before_start else ""
-        return CheckResult(id=result.id, status="pass", detail=f"{seen}: the game runs at the same speed{note}",
-                           evidence=evidence, data=data)
+        timed = CheckResult(id=result.id, status="pass", detail=f"{seen}: the game runs at the same speed{note}",
+                            evidence=evidence, data=data)
+        return await _second_look(ctx, start, timed, pixels_passed=False)
     if ratio >= FAIL_RATIO or ratio <= 1 / FAIL_RATIO:
         how_much = f"{ratio:.1f}x sooner" if ratio > 1 else f"{1 / ratio:.1f}x later"
         return CheckResult(id=result.id, status="fail", evidence=evidence, data=data,
