@@ -24,6 +24,7 @@ from ..browser._play import Run, Step, close_all, moving
 from ..browser._registry import LoadRun, ProbeContext
 from ._bodies import Track, balls, follow
 from ._cut import cut_by_limit
+from ._sight import buried
 from ._tracks import Contacts, at_rest, out_of_bounds, rebounds, unsettled
 
 __all__ = ["CHECK_IDS", "LOAD_RUN", "Spawn", "ball_probes", "find_spawn", "shared_spawn"]
@@ -322,6 +323,9 @@ async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
     else:
         watched = (log[-1][0] - log[0][0]) / 1000 if log else 0.0
         bad = out_of_bounds(tracks, size, log[-1][0])
+        if not bad and (sunk := buried(tracks, [run.frames[i] for i in sorted(run.frames)],
+                                       [(t, b) for t, b, _ in log], size)):
+            bad = [sunk]
         results.append(CheckResult(id="bounds", status="fail" if bad else "pass", evidence=evidence,
                                    detail="; ".join(bad) if bad else f"{len(tracks)} ball(s) stay inside the "
                                    f"{size[0]}x{size[1]} arena for {watched:.0f} s{how}",

@@ -10,8 +10,11 @@ from _game_runs import FIXTURES, GameRuns, explain
 
 from agentbench.checks.ball._bodies import Track
 from agentbench.checks.ball._probes import _count, _energy
+from agentbench.checks.ball._sight import buried
 from agentbench.checks.ball._tracks import Contacts, flight_speeds, out_of_bounds, unsettled
 from agentbench.checks.browser import BrowserHarness, run_browser_checks_async
+from agentbench.checks.browser._frames import Frame
+from agentbench.checks.browser._imaging import Image
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -47,6 +50,10 @@ EXPECT = {
     "one_colour.html": ("pass", "pass", "pass", "pass"),        # five sizes, one colour: told, not judged
     "endless_hop.html": ("pass", "pass", "fail", "pass"),       # a minimum bounce: they hop for ever
     "floor_roll_gain.html": ("pass", "pass", "fail", "pass"),   # they land, then roll faster and faster
+    # The floor a person sees is what the balls are seen to stop on, not the canvas's edge.
+    "buried_in_ground.html": ("pass", "fail", "pass", "pass"),  # sand painted over them: they lie buried in it
+    "sand_floor.html": ("pass", "pass", "pass", "pass"),        # they land on the sand's top (grass tufts over them)
+    "skirting_band.html": ("pass", "pass", "pass", "pass"),     # a band behind them: drawn over it, in plain sight
 }
 REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.html": "fail", "static.html": "skip",
            "decorated_layers.html": "pass", "dom_balls.html": "pass", "svg_framelocked_escape.html": "fail",
@@ -75,7 +82,8 @@ async def test_ball_probes(runs: GameRuns, name: str) -> None:
 
 @pytest.mark.parametrize(("name", "check", "says"), [
     ("one_colour.html", "ball-count", "1 colour(s)"), ("endless_hop.html", "energy-loss", "never settle"),
-    ("floor_roll_gain.html", "energy-loss", "never settle"), ("moving_squares.html", "bounds", "could not tell")])
+    ("floor_roll_gain.html", "energy-loss", "never settle"), ("moving_squares.html", "bounds", "could not tell"),
+    ("buried_in_ground.html", "bounds", "sink into the floor a person sees")])
 async def test_detail_says_what_a_person_sees_wrong(runs: GameRuns, name: str, check: str, says: str) -> None:
     result = (await runs.probes(name))[check]
     assert says in result.detail, explain(result)
@@ -267,6 +275,44 @@ async def test_free_flight_ends_at_the_first_contact() -> None:
     ball = Track(pts=falling + hops.pts, rs=[10.0] * (len(falling) + len(hops.pts)), r=10.0)
     (v,) = flight_speeds([ball], 0, 10_000)
     assert v == pytest.approx((falling[-1][2] - falling[0][2]) / (ts[-1] / 1000), rel=0.02)
+
+
+def _scene(balls: list[tuple[float, float, float]], ground_over: bool, extra: tuple[int, int] | None = None) -> Image:
+    """A 100x100 arena captured at 50x50: sky, ground from y 80; red balls (x, y, r), drawn before
+    or after the ground; ``extra``: rows (y0, y1) painted over everything in white."""
+    sky, ground, red = (190, 220, 250), (80, 150, 60), (220, 30, 30)
+    rgb = bytearray()
+    for j in range(50):
+        for i in range(50):
+            x, y = 2 * i + 1, 2 * j + 1
+            under = ground if y >= 80 else sky
+            ball = any((x - bx) ** 2 + (y - by) ** 2 <= br * br for bx, by, br in balls)
+            px = ground if ground_over and y >= 80 else (red if ball else under)
+            if extra and extra[0] <= y < extra[1]:
+                px = (255, 255, 255)
+            rgb += bytes(px)
+    return Image(50, 50, bytes(rgb))
+
+
+async def test_balls_under_what_the_page_paints_are_buried_but_balls_on_top_are_seen() -> None:
+    """Sand painted over balls resting on the canvas's edge hides them; balls on its top, or drawn
+    over a band, are seen; a panel shown at the end hides them, but it was not there before."""
+    size = (100, 100)
+
+    def judged(end: tuple[float, float], ground_over: bool, extra: tuple[int, int] | None = None) -> str | None:
+        starts = [(25.0, 20.0), (75.0, 30.0)]
+        ends = [end, (75.0, end[1])]
+        frames = [Frame(0.0, _scene([(x, y, 12) for x, y in starts], ground_over), canvas_size=size),
+                  Frame(500.0, _scene([(x, y, 12) for x, y in ends], ground_over, extra), canvas_size=size)]
+        log = [(0.0, [(x, y, 12.0, 0) for x, y in starts]), (500.0, [(x, y, 12.0, 0) for x, y in ends])]
+        tracks = [Track(pts=[(0.0, *a), (500.0, *b)], rs=[12.0, 12.0], r=12.0)
+                  for a, b in zip(starts, ends, strict=True)]
+        return buried(tracks, frames, log, size)
+
+    assert "sink into the floor a person sees" in (judged((25.0, 88.0), ground_over=True) or "")
+    assert judged((25.0, 68.0), ground_over=True) is None  # resting on the ground's top
+    assert judged((25.0, 88.0), ground_over=False) is None  # drawn over the band: in plain sight
+    assert judged((25.0, 68.0), ground_over=False, extra=(50, 100)) is None  # a panel new at the end
 
 
 # A run cut by the harness's real-time step limit (5 s) is no evidence (issue 29): on a busy machine
