@@ -324,6 +324,30 @@ class ConverterPage:
             if ctl is not None:  # None: a table of every unit, nothing to choose
                 await self._choose(ctl, unit, f"the unit {unit}")
 
+    async def choose_again(self, frm: str, to: str) -> str | None:
+        """Choose the pair's units again, as a person does to make a page convert what its field holds:
+        another unit first, then the pair's own (choosing what is chosen already may do nothing). Returns
+        what was chosen, or None where there is nothing to choose (a field per unit, a single pair)."""
+        if self.mode == "fields":
+            return None
+        if self.mode == "pairs":
+            assert self.pair_ctl is not None
+            other = next((p for p in self.pair_ctl["members"] if p != (frm, to)), None)
+            if other is None:
+                return None
+            await self._choose(self.pair_ctl, other, f"the pair {other[0]} → {other[1]}")
+            await self._choose(self.pair_ctl, (frm, to), f"the pair {frm} → {to}")
+            return f"the pair {other[0]} → {other[1]}, then {frm} → {to}"
+        assert self.from_ctl is not None
+        group, unit = (self.to_ctl, to) if self.to_ctl is not None else (self.from_ctl, frm)
+        members = list(group["members"])
+        other = next((u for u in members if u not in (frm, to)), None) or next((u for u in members if u != unit), None)
+        if other is None:
+            return None
+        await self._choose(group, other, f"the unit {other}")
+        await self._choose(group, unit, f"the unit {unit}")
+        return f"the unit {other}, then {unit}"
+
     async def _reveal(self) -> bool:
         """A form hidden after Convert (result shown, Reset offered): Reset brings it back.
 

@@ -240,11 +240,13 @@ async def _live_in(s: PageSession, category: str, conv: ConverterPage, pair: tup
     typing_changed = steps[0] != steps[1] or steps[1] != steps[2]
     await press(s, "Tab")  # the field loses focus: a "change" listener fires now
     await settle(s, _SETTLE_S)
+    tried = ["Tab"]
     if await conv.snapshot() != steps[2]:
         return NOT_LIVE, f"{category}: the result changes only when the field loses focus, not while typing", rows
     if conv.convert_button:
         await click(s, conv.convert_button, "the Convert button")
         await settle(s, _SETTLE_S)
+        tried.append("the Convert button")
         if await conv.snapshot() != steps[2]:
             return NOT_LIVE, (f"{category}: the result changes only after clicking the Convert button, "
                               "not while typing"), rows
@@ -253,17 +255,39 @@ async def _live_in(s: PageSession, category: str, conv: ConverterPage, pair: tup
         await click(s, conv.field, "the value field")
         await press(s, "Enter")
         await settle(s, _SETTLE_S)
+        tried.append("Enter")
         if await conv.snapshot() != steps[2]:
             return NOT_LIVE, f"{category}: the result changes only after pressing Enter, not while typing", rows
         for button in conv.maybe_convert:
             await click(s, button, "a button near the value field")
             await settle(s, _SETTLE_S)
+            tried.append(f"the button {await _label(s, button)}")
             if await conv.snapshot() != steps[2]:
                 return NOT_LIVE, (f"{category}: the result changes only after clicking a button "
                                   f"({await _label(s, button)}), not while typing"), rows
     if not typing_changed:
-        return NO_RESULT, f"{category}: nothing showed a result for {pair[0]} -> {pair[1]}", rows
+        return await _after_units_again(s, category, conv, pair, steps[2], tried, rows)
     return DID_NOT_FOLLOW, f"{category}: the result did not follow typing (1 {pair[0]}, then 12 {pair[0]})", rows
+
+
+async def _after_units_again(s: PageSession, category: str, conv: ConverterPage, pair: tuple[str, str],
+                             typed_12: dict[str, str], tried: list[str], rows: list) -> tuple[str, str, list]:
+    """Typing changed nothing, nor did what was ``tried``: a person chooses a unit again. A page that then
+    shows the result for the 12 typed converts, but not as it is typed (an input listener lost when the
+    category was chosen): not live, saying what was tried. Otherwise nothing showed a result at all."""
+    chosen = await conv.choose_again(*pair)
+    if chosen is not None:
+        await settle(s, _SETTLE_S)
+        after = await conv.snapshot()
+        number, text = await conv.read(typed_12, after, pair[1], "12")
+        rows.append({"category": category, "typed": f"12 {pair[0]} (then chose {chosen})",
+                     "changed": [t for p, t in after.items() if typed_12.get(p) != t][:4],
+                     f"reading ({pair[1]})": number.value if number else text})
+        if _right(number, convert(12, *pair)):
+            return NOT_LIVE, (f"{category}: the result changes only after choosing a unit again ({chosen}), not "
+                              f"while typing: typing 1, then 12 {pair[0]} changed nothing on the page, nor did "
+                              f"{' or '.join(tried)}"), rows
+    return NO_RESULT, f"{category}: nothing showed a result for {pair[0]} -> {pair[1]}", rows
 
 
 async def _label(s: PageSession, path: str) -> str:

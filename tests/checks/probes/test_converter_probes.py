@@ -30,6 +30,7 @@ def _more(name: str) -> str:
 
 CONTENTEDITABLE = _more("good_contenteditable_amount.html")
 WRONG_FOOT = _more("bad_contenteditable_wrong_foot.html")
+LISTENER_LOST = _more("bad_listener_lost_after_category.html")
 
 GOOD = [
     "converter/good_select_output.html",
@@ -65,6 +66,7 @@ BROKEN = {
                                                       "live-update": "pass"},
     "converter/bad_keyup_number_keys_only.html": {"live-update": "fail", "length": "pass", "temperature": "pass"},
     WRONG_FOOT: {"length": "fail", "weight": "pass", "temperature": "pass", "live-update": "pass", "bad-input": "pass"},
+    LISTENER_LOST: {"live-update": "fail"},
 }
 
 
@@ -217,3 +219,12 @@ async def test_a_wrong_factor_behind_a_contenteditable_value_fails(runs: ProbeRu
     results, _ = await runs.run(WRONG_FOOT, BROKEN[WRONG_FOOT])
     assert "2 m -> ft: expected 6.56168" in results["length"].detail, explain(results)
 
+
+async def test_typing_that_changes_nothing_after_a_category_is_a_failure_saying_what_was_tried(
+        runs: ProbeRuns) -> None:
+    # The field's listener is lost once a category is chosen: typing changes nothing, and only choosing
+    # a unit shows the typed value's result. That is a finding (fail), never "could not tell".
+    results, _ = await runs.run(LISTENER_LOST, BROKEN[LISTENER_LOST])
+    live = results["live-update"]
+    assert live.status == "fail", explain(results)
+    assert "unit" in live.detail and "not while typing" in live.detail, live.detail
