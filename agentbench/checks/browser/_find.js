@@ -55,8 +55,9 @@ const AB = (() => {
     return out;
   }
 
-  // Visible text of an element, leaving out <select> options (a unit list is not a reading).
-  function shownText(el) {
+  // Visible text of an element, leaving out <select> options (a unit list is not a reading) and what
+  // `leaveOut` holds (the text typed into an editable value field, in the sentence around it).
+  function shownText(el, leaveOut = null) {
     if (!el) return "";
     if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") return norm(el.value);
     const out = [];
@@ -64,6 +65,7 @@ const AB = (() => {
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const p = n.parentElement;
       if (!p || p.closest("select, option, script, style, noscript, template")) continue;
+      if (leaveOut && leaveOut.contains(n)) continue;
       if (!visible(p)) continue;
       out.push(n.nodeValue);
     }
@@ -183,7 +185,8 @@ const AB = (() => {
   }
 
   // What a person reads: visible text of every element that holds text itself, and field values.
-  // The value field left out (`exclude`) is left out with what it holds (a contenteditable's children).
+  // The value field left out (`exclude`) is left out with what it holds: an editable field's text is
+  // no part of the elements around it either (a sentence "[12] m = 0.012 km" reads "m = 0.012 km").
   function snapshot(arg) {
     const skip = byPath(arg && arg.exclude);
     const out = {};
@@ -194,7 +197,9 @@ const AB = (() => {
       const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.nodeValue.trim());
       if (!field && !own) continue;
       if (!visible(el)) continue;
-      out[path(el)] = field && el.tagName !== "OUTPUT" ? norm(el.value) : norm(el.innerText);
+      const around = skip && !isField(skip) && el.contains(skip);
+      out[path(el)] = field && el.tagName !== "OUTPUT" ? norm(el.value)
+        : around ? shownText(el, skip) : norm(el.innerText);
     }
     return out;
   }

@@ -372,6 +372,9 @@ class ConverterPage:
         assert self.field is not None
         if await self._reveal() and self.chosen:
             await self._apply(*self.chosen)
+        if clear and self.field_types.get(self.field) == "editable":
+            await self._clear_editable()
+            clear = False
         await type_into(self.s, self.field, text, "the value field", clear=clear)
         if self.commit == "button" and self.convert_button:
             await click(self.s, self.convert_button, "the Convert button")
@@ -380,6 +383,17 @@ class ConverterPage:
         elif self.commit == "blur":
             await press(self.s, "Tab")
         await settle(self.s, _SETTLE_S)
+
+    async def _clear_editable(self) -> None:
+        """Empty an editable value field as a person does: select-all and Backspace, and where text is
+        left (a widget drawing its own digits selects nothing), Backspace once for each character left."""
+        assert self.field is not None
+        await type_into(self.s, self.field, "", "the value field")
+        left = (await dom(self.s, "pageText", {"exclude": self.field}))["field"] or ""
+        if left:
+            await press(self.s, "End")
+            for _ in left:
+                await press(self.s, "Backspace")
 
     async def snapshot(self) -> dict[str, str]:
         return await dom(self.s, "snapshot", {"exclude": self.field})

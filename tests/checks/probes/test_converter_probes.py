@@ -29,6 +29,7 @@ def _more(name: str) -> str:
 
 
 CONTENTEDITABLE = _more("good_contenteditable_amount.html")
+OWN_KEYS = _more("good_spinbutton_own_keys.html")  # draws its own digits: no select-all
 WRONG_FOOT = _more("bad_contenteditable_wrong_foot.html")
 LISTENER_LOST = _more("bad_listener_lost_after_category.html")
 
@@ -43,6 +44,7 @@ GOOD = [
     "converter/good_category_in_a_click_menu.html",
     "demo:careful/converter",
     CONTENTEDITABLE,
+    OWN_KEYS,
 ]
 BROKEN = {
     "converter/bad_button_only.html": {"live-update": "fail", "length": "pass", "temperature": "pass"},
