@@ -30,7 +30,7 @@ from ..browser._registry import ProbeContext
 from ._bodies import balls, follow
 from ._cut import REPLAY_LIMIT_S, cut_by_limit, unrepeated_break
 from ._probes import EVERY, Spawn, shared_spawn
-from ._tracks import flight_speeds, speeds
+from ._tracks import at_rest, flight_speeds, motion, speeds, thinned
 
 __all__ = ["ball_script", "speed_ratio"]
 
@@ -39,20 +39,50 @@ FAIL_RATIO = OTHER_SPEED
 SPAN = 2.0  # virtual s of motion compared, from the end of the input
 BODIES_KEY = "ball-refresh-bodies"  # ctx.shared: fps -> the bodies logged in that pixel run
 SESSIONS_KEY = "ball-refresh-sessions"  # ctx.shared: the pixel runs' sessions (to see one cut by the limit)
+PLAYED_ON_KEY = "ball-refresh-played-on"  # ctx.shared: the sessions whose pixel run was over and played on
+LATE = 6.0         # virtual s the pixel runs' bodies are logged to, while the balls still move (``late_motion``)
+LATE_CHUNK = 1.0   # virtual s played at a time there
+LATE_STILL_S = 1.0  # every ball still this long: the run is not played on further
+LATE_SPACING_MS = 50.0  # both rates' bodies compared this far apart (every 3rd frame at 60 Hz)
+LATE_RATIO = 3.0   # the balls move this many times as much (or as little) after T240 at 240 Hz: plainly different
+LATE_MIN = 30.0    # px per virtual s (all balls together) the livelier run must move for a difference to be seen
 
 
 def _observer(ctx: ProbeContext) -> Observe:
     logs: dict[int, list] = ctx.shared.setdefault(BODIES_KEY, {})  # type: ignore[assignment]
     sessions: list[PageSession] = ctx.shared.setdefault(SESSIONS_KEY, [])  # type: ignore[assignment]
 
+    played_on: list[PageSession] = ctx.shared.setdefault(PLAYED_ON_KEY, [])  # type: ignore[assignment]
+
     async def start(session: PageSession) -> None:
         sessions.append(session)
         await session.track_bodies(EVERY)  # as many frames apart at both rates
 
     async def finish(session: PageSession, fps: int) -> None:
-        logs[fps] = (await session.bodies())[0]
+        log = (await session.bodies())[0]
+        played_on.append(session)  # what happens from here on is no part of the pixel run
+        logs[fps] = log + await _play_on(session, log)
 
     return Observe(start, finish)
+
+
+async def _play_on(session: PageSession, log: list) -> list:
+    """The bodies logged as the run is played on to ``LATE`` virtual s, while any ball still moves.
+
+    Bodies only, no pixels: cheap. Stops where the balls have been still for ``LATE_STILL_S``, or
+    where the page breaks or the run is cut by the time limit (what was logged so far is kept).
+    """
+    got: list = []
+    while session.now_ms < LATE * 1000 - 1e-6 and not session.broken:
+        seen = log + got
+        if seen and at_rest([(t, b) for t, b, _ in seen], seen[-1][0] - LATE_STILL_S * 1000):
+            break
+        try:
+            await session.advance(min(LATE_CHUNK, LATE - session.now_ms / 1000))
+            got += (await session.bodies())[0]
+        except PageBroken:
+            break
+    return got
 
 
 async def ball_script(ctx: ProbeContext) -> tuple[list[InputStep], str] | None:
@@ -113,7 +143,8 @@ async def _pixel_cut(ctx: ProbeContext, steps: list[InputStep], result: CheckRes
     its load, or scrolling the game into view) never got there, and its check said why.
     """
     sessions: list[PageSession] = ctx.shared.get(SESSIONS_KEY) or []  # type: ignore[assignment]
-    for session in [s for s in sessions if s.hung]:
+    played_on: list[PageSession] = ctx.shared.get(PLAYED_ON_KEY) or []  # type: ignore[assignment]
+    for session in [s for s in sessions if s.hung and not any(s is p for p in played_on)]:
         why = await cut_by_limit(ctx, session, [Step(s.t, s.action) for s in steps],
                                  f"the {session.fps} Hz run of refresh-rate", fps=session.fps, track=EVERY)
         if why:
@@ -191,8 +222,57 @@ def _by_flight(ctx: ProbeContext, result: CheckResult) -> CheckResult:
     return result
 
 
+def late_motion(ctx: ProbeContext) -> tuple[float, float, float, float] | None:
+    """How far the balls move together (px per virtual s) at 60 and at 240 Hz after ``T240``, and that span (ms).
+
+    From the bodies the pixel runs logged and played on (``_play_on``), compared at one spacing,
+    from the end of the 240 Hz pixel run to where both logs reach (at most ``LATE``). None when
+    either log stops short of a virtual second past ``T240``.
+    """
+    logs = ctx.shared.get(BODIES_KEY)
+    if not isinstance(logs, dict) or 60 not in logs or 240 not in logs or not logs[60] or not logs[240]:
+        return None
+    t_from = T240 * 1000
+    t_to = min(logs[60][-1][0], logs[240][-1][0], LATE * 1000)
+    if t_to < t_from + 1000:
+        return None
+    got = []
+    for fps in (60, 240):
+        log = thinned([(t, b) for t, b, _ in logs[fps]], LATE_SPACING_MS)
+        size = next((s for _, _, s in reversed(logs[fps]) if s), None) or (800, 600)
+        got.append(motion(balls(follow(log, size)), t_from, t_to))
+    return got[0], got[1], t_from, t_to
+
+
+def _by_late_motion(ctx: ProbeContext, result: CheckResult) -> CheckResult:
+    """A verdict that is not a fail, checked against how much the balls still move after ``T240``.
+
+    Friction or damping applied once per frame shows only once the balls roll: at 240 Hz they stop
+    rolling several times sooner. A person sees that at once; the 2 s pixel runs end before it.
+    """
+    if result.status not in ("pass", "error"):
+        return result
+    got = late_motion(ctx)
+    if got is None:
+        return result
+    m60, m240, t_from, t_to = got
+    result.data = {**result.data, "late_60hz": round(m60), "late_240hz": round(m240),
+                   "late_window": [round(t_from / 1000, 2), round(t_to / 1000, 2)]}
+    if max(m60, m240) < LATE_MIN or min(m60, m240) * LATE_RATIO > max(m60, m240):
+        return result
+    how = "much less" if m240 < m60 else "much more"
+    return CheckResult(
+        id=result.id, status="fail", data=result.data,
+        evidence=[Evidence(kind="value", label=f"balls' motion from {t_from / 1000:.0f} to {t_to / 1000:.1f} s "
+                           "at 60 / 240 Hz (px/s, all balls)", value=[round(m60), round(m240)]), *result.evidence],
+        detail=f"from {t_from / 1000:.0f} to {t_to / 1000:.1f} s the balls move {m60:.0f} px/s at 60 Hz and "
+        f"{m240:.0f} px/s at 240 Hz: at 240 Hz they move {how} later on (they come to rest at another time), "
+        f"their slowing is tied to the frame rate; earlier: {result.detail}")
+
+
 async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: CheckResult, rerun: Rerun) -> CheckResult:
-    """When pixels could not decide, or the balls come from input, compare how fast the balls move.
+    """When pixels could not decide, or the balls come from input, compare how fast the balls move;
+    then how much they still move once the pixel runs are over (``_by_late_motion``).
 
     Balls spawned while a button is held come in different numbers (and random looks) at each
     rate, so the pixel match is not to be trusted there: their speed decides when it is clear.
@@ -203,6 +283,11 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
     why = (spawn.cut if spawn is not None else None) or await _pixel_cut(ctx, steps, result)
     if why:
         return CheckResult(id=result.id, status="error", detail=why, evidence=result.evidence, data=result.data)
+    return _by_late_motion(ctx, await _decide(ctx, spawn, result))
+
+
+async def _decide(ctx: ProbeContext, spawn: Spawn | None, result: CheckResult) -> CheckResult:
+    """The verdict from pixels, free flight and speed runs (see ``adapt_refresh``)."""
     if spawn is not None and spawn.name is None:
         result = _by_flight(ctx, result)
     if spawn is None or (result.status in ("pass", "fail", "skip") and spawn.name is None):

@@ -1,6 +1,7 @@
 """Balls' tracks judged as a person would: a ball stays inside the arena (``out_of_bounds``), its
 rebounds lose height (``bounces``), balls that collide trade height (``Contacts``), the balls come to
-rest (``at_rest``) or go on as lively as ever (``unsettled``), how fast they fly (``speeds``).
+rest (``at_rest``) or go on as lively as ever (``unsettled``), how fast they fly (``speeds``) and how
+much they still move later on (``motion``).
 Pure functions over ``_bodies``' tracks.
 """
 
@@ -9,7 +10,8 @@ from __future__ import annotations
 from ..browser._perception import SEEN_PX, SEEN_S, STILL_PX, lasts, overlap_seen, spells
 from ._bodies import Body, Track
 
-__all__ = ["Contacts", "at_rest", "bounces", "flight_speeds", "out_of_bounds", "rebounds", "speeds", "unsettled"]
+__all__ = ["Contacts", "at_rest", "bounces", "flight_speeds", "motion", "out_of_bounds", "rebounds", "speeds",
+           "thinned", "unsettled"]
 
 _EDGES = (("floor", lambda x, y, r, w, h: y + r - h), ("left wall", lambda x, y, r, w, h: r - x),
           ("right wall", lambda x, y, r, w, h: x + r - w), ("top", lambda x, y, r, w, h: r - y))
@@ -281,3 +283,31 @@ def unsettled(tracks: list[Track], end_ms: float, size: tuple[int, int],
     found.sort(reverse=True)
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     return found[0][1] + more
+
+
+def thinned(log: list[tuple[float, list[Body]]], spacing_ms: float) -> list[tuple[float, list[Body]]]:
+    """The samples of ``log`` at least ``spacing_ms`` apart: two rates' logs compared at one spacing."""
+    out: list[tuple[float, list[Body]]] = []
+    for t, bodies in log:
+        if not out or t - out[-1][0] >= spacing_ms - 1.0:
+            out.append((t, bodies))
+    return out
+
+
+def motion(tracks: list[Track], t_from: float, t_to: float) -> float:
+    """How far the balls move together (px per virtual s) between ``t_from`` and ``t_to`` (ms).
+
+    Every step of every ball in that span, a step of a pixel or less (a pile's jiggle) left out:
+    balls that roll on keep adding to it, balls at rest add nothing.
+    """
+    secs = (t_to - t_from) / 1000
+    if secs <= 0:
+        return 0.0
+    path = 0.0
+    for tr in tracks:
+        pts = [p for p in tr.pts if t_from <= p[0] <= t_to]
+        for a, b in zip(pts, pts[1:], strict=False):
+            step = ((b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2) ** 0.5
+            if step > STILL_PX:
+                path += step
+    return path / secs

@@ -54,13 +54,17 @@ EXPECT = {
     "buried_in_ground.html": ("pass", "fail", "pass", "pass"),  # sand painted over them: they lie buried in it
     "sand_floor.html": ("pass", "pass", "pass", "pass"),        # they land on the sand's top (grass tufts over them)
     "skirting_band.html": ("pass", "pass", "pass", "pass"),     # a band behind them: drawn over it, in plain sight
+    "roll_friction_frame.html": ("pass", "pass", "pass", "pass"),  # floor grip per frame (fails refresh-rate only)
+    "roll_friction_dt.html": ("pass", "pass", "pass", "pass"),  # floor grip per second
 }
 REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.html": "fail", "static.html": "skip",
            "decorated_layers.html": "pass", "dom_balls.html": "pass", "svg_framelocked_escape.html": "fail",
            "shaded_highlight.html": "pass", "click_to_drop.html": "pass", "hold_spawn_framelocked.html": "fail",
            # Colliding balls drift apart at two step sizes (chaos): judged by their free flight.
            "crowd_dt.html": "pass", "crowd_framelocked.html": "fail", "edge_flicker.html": "pass",
-           "spawn_per_frame_dt.html": "fail"}  # time-based flight, but a new ball every frame
+           "spawn_per_frame_dt.html": "fail",  # time-based flight, but a new ball every frame
+           # Alike for 2 s; then the balls roll, and a grip taken per frame stops them 4x sooner at 240 Hz.
+           "roll_friction_frame.html": "fail", "roll_friction_dt.html": "pass", "sand_floor.html": "pass"}
 BALLS = {"decorated_layers.html": 3, "dom_balls.html": 4, "timer_fixed.html": 5, "shaded_highlight.html": 5,
          "sprite_balls.html": 5}
 SPAWNED = {"click_to_drop.html": "clicks on the arena", "hold_spawn_framelocked.html": "clicks on the arena",
@@ -100,6 +104,14 @@ async def test_ball_refresh_rate(runs: GameRuns, name: str) -> None:
     assert result.status == REFRESH[name], explain(result)
     if name == "framelocked.html":
         assert "4.0x faster" in result.detail and result.evidence[0].value == pytest.approx(4.0, abs=0.1)
+
+
+async def test_balls_that_stop_rolling_sooner_at_240_hz_fail_late(runs: GameRuns) -> None:
+    """The pixel runs match for 2 s (the balls still bounce); the balls' motion after that tells."""
+    bad = await runs.refresh("roll_friction_frame.html")
+    good = await runs.refresh("roll_friction_dt.html")
+    assert bad.data["late_60hz"] > 4 * bad.data["late_240hz"] and "later on" in bad.detail, explain(bad)
+    assert 0.75 <= good.data["late_240hz"] / good.data["late_60hz"] <= 1.35, explain(good)
 
 
 @pytest.mark.parametrize("name", list(BALLS))
