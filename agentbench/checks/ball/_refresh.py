@@ -11,6 +11,11 @@ the balls move. Both rates play the same input with the bodies logged; the balls
 px per virtual second is about the same when motion follows time, and about 4x at 240 Hz when it
 follows frames.
 
+Damping taken once per frame (a floor's grip on rolling balls) shows only once the balls roll,
+after the 2 s the 240 Hz pixel run lasts. So each pixel run is played on, bodies only, to ``LATE``
+while its balls still move, and how much the balls move after ``T240`` is compared between the
+rates (``_by_late_motion``): balls that stop rolling several times sooner at 240 Hz fail.
+
 A run cut by the harness's time limit on a busy machine (``_cut``: a pixel run in play, a speed
 run) makes the check ``error``, as does a spawn search that was cut: what it did not show is no
 evidence. A page that hangs there keeps the verdict it always got.
