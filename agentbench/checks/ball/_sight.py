@@ -15,6 +15,8 @@ before (a page that never shows its balls is no page a person calls buried). Pur
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from ..browser._frames import Frame
 from ._bodies import Body, Track
 
@@ -26,6 +28,8 @@ SAME_RGB = 24        # a pixel within this of the other capture on every channel
 HIDDEN_SHARE = 0.85  # this share of the disc looks as with no ball there: the ball is hidden
 SHOWN_SHARE = 0.5    # at most this share: the ball is seen
 NEAR_PX = 2.0        # no body within this of the disc (canvas px): the spot shows what lies under a ball
+MOST_BALLS = 24      # the largest this many balls drawn at the end are judged (a fountain's hundreds need not be)
+LOOK_BACK = 40       # captures searched for a ball seen before it was hidden
 
 
 def _disc(frame: Frame, size: tuple[int, int], x: float, y: float, r: float) -> list[int]:
@@ -49,12 +53,25 @@ def _same_share(a: Frame, b: Frame, pix: list[int]) -> float:
     return same / len(pix)
 
 
-def _clear(bodies: list[Body], x: float, y: float, r: float) -> bool:
-    """No body drawn over the inner disc of a ball at (x, y)."""
-    return all((bx - x) ** 2 + (by - y) ** 2 > (INNER * r + br + NEAR_PX) ** 2 for bx, by, br, _ in bodies)
+class _Drawn:
+    """The bodies logged at each capture, sorted by x: which are near a spot, found without a walk over all."""
+
+    def __init__(self, bodies: list[list[Body]]) -> None:
+        self.rows = [sorted(b) for b in bodies]
+        self.xs = [[b[0] for b in row] for row in self.rows]
+        self.widest = max((b[2] for row in self.rows for b in row), default=0.0)
+
+    def clear(self, m: int, x: float, y: float, r: float) -> bool:
+        """No body drawn over the inner disc of a ball at (x, y) in capture ``m``."""
+        reach = INNER * r + self.widest + NEAR_PX
+        row = self.rows[m]
+        for bx, by, br, _ in row[bisect_left(self.xs[m], x - reach):bisect_right(self.xs[m], x + reach)]:
+            if (bx - x) ** 2 + (by - y) ** 2 <= (INNER * r + br + NEAR_PX) ** 2:
+                return False
+        return True
 
 
-def _hidden_share(frames: list[Frame], drawn: dict[float, list[Body]], size: tuple[int, int], k: int,
+def _hidden_share(frames: list[Frame], drawn: _Drawn, size: tuple[int, int], k: int,
                   x: float, y: float, r: float) -> float | None:
     """How much of a ball at (x, y) in capture ``k`` looks as that spot does with no ball near (None: cannot tell).
 
@@ -65,7 +82,7 @@ def _hidden_share(frames: list[Frame], drawn: dict[float, list[Body]], size: tup
         return None
     for d in range(1, len(frames)):
         for m in (k - d, k + d):
-            if 0 <= m < len(frames) and _clear(drawn[round(frames[m].t_ms, 1)], x, y, r):
+            if 0 <= m < len(frames) and drawn.clear(m, x, y, r):
                 return _same_share(frames[k], frames[m], pix)
     return None
 
@@ -75,21 +92,24 @@ def buried(tracks: list[Track], frames: list[Frame], log: list[tuple[float, list
     """What shows that the balls lie hidden under what the page paints, at the end of the watch, or None.
 
     ``frames``: the run's captures in time order; ``log``: its bodies (t_ms, bodies). At the last
-    capture with bodies logged at its moment, each ball drawn there is judged (see the module doc);
-    at least half of those judged, and one or more, must be hidden, each seen at some capture before.
+    capture with bodies logged at its moment, each ball drawn there is judged (see the module doc;
+    the ``MOST_BALLS`` largest); at least half of those judged, and one or more, must be hidden, each
+    seen at one of its ``LOOK_BACK`` captures before.
     """
-    drawn = {round(t, 1): b for t, b in log}
-    shots = [f for f in frames if f.canvas_size == size and round(f.t_ms, 1) in drawn]
+    logged = {round(t, 1): b for t, b in log}
+    shots = [f for f in frames if f.canvas_size == size and round(f.t_ms, 1) in logged]
     if len(shots) < 2:
         return None
+    drawn = _Drawn([logged[round(f.t_ms, 1)] for f in shots])
     k_end = len(shots) - 1
     t_end = round(shots[k_end].t_ms, 1)
-    judged, hidden = 0, []
+    judged, hidden, shown = 0, [], []
     for tr in tracks:
         at = {round(t, 1): (x, y, rs) for (t, x, y), rs in zip(tr.pts, tr.rs if len(tr.rs) == len(tr.pts)
                                                      else [tr.r] * len(tr.pts), strict=True)}
-        if t_end not in at:
-            continue
+        if t_end in at:
+            shown.append(at)
+    for at in sorted(shown, key=lambda a: -a[t_end][2])[:MOST_BALLS]:
         x, y, r = at[t_end]
         end = _hidden_share(shots, drawn, size, k_end, x, y, r)
         if end is None:
@@ -98,12 +118,12 @@ def buried(tracks: list[Track], frames: list[Frame], log: list[tuple[float, list
         if end < HIDDEN_SHARE:
             continue
         seen = None
-        for k in range(k_end - 1, -1, -1):
-            if (t := round(shots[k].t_ms, 1)) in at:
-                share = _hidden_share(shots, drawn, size, k, *at[t])
-                if share is not None and share <= SHOWN_SHARE:
-                    seen = t
-                    break
+        for k in [k for k in range(k_end - 1, -1, -1) if round(shots[k].t_ms, 1) in at][:LOOK_BACK]:
+            t = round(shots[k].t_ms, 1)
+            share = _hidden_share(shots, drawn, size, k, *at[t])
+            if share is not None and share <= SHOWN_SHARE:
+                seen = t
+                break
         if seen is not None:
             hidden.append((r, x, y, seen, end))
     if not hidden or 2 * len(hidden) < judged:
