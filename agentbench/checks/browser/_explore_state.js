@@ -248,5 +248,13 @@ Object.assign(AB, (() => {
     });
   }
 
-  return { hiddenChoices, hits, loadingImages, rows, injected };
+  // The element's box in the viewport (CSS px: left, top, width, height), or null when it has none.
+  function box(arg) {
+    const el = resolve(arg.path);
+    if (!el || !el.isConnected) return null;
+    const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height];
+  }
+
+  return { box, hiddenChoices, hits, loadingImages, rows, injected };
 })());

@@ -21,6 +21,7 @@ __all__ = ["SWIPES", "TOUCHED", "swipe", "wait_uncovered"]
 
 REACH = 0.6  # of the row's width: past any threshold a swipe list sets (90 px, a third, a half)
 MOVES = 10  # moves a drag is made of, a frame apart (~170 ms: a swipe, not a slow drag)
+SCROLL_MS = 5000  # real ms for Playwright to scroll a row into view (only one out of view is scrolled to)
 AFTER_S = 0.6  # virtual seconds for the row to slide off and be removed (a timer or transition)
 TOUCHED = {"touchstart", "touchend", "touchmove"}
 SWIPES = {"swipe-left": (-1, False), "swipe-right": (1, False), "touch-swipe-left": (-1, True),
@@ -30,18 +31,21 @@ SWIPES = {"swipe-left": (-1, False), "swipe-right": (1, False), "touch-swipe-lef
 async def swipe(s: PageSession, path: str, action: str, what: str) -> None:
     """Drag the element at ``path`` sideways by most of its width (in view first), on the virtual clock."""
     way, finger = SWIPES[action]
-    loc = s.page.locator(path)
-    try:
-        await s.run_limited(loc.scroll_into_view_if_needed(timeout=2000), what=f"scrolling to {what}")
-        box = await s.run_limited(loc.bounding_box(timeout=2000), what=f"finding {what}")
-    except PageBroken:
-        raise
-    except Exception as exc:
-        raise CheckError(f"could not find {what}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") \
-            from exc
-    if not box or box["width"] < 4 or box["height"] < 2:
-        raise CheckError(f"{what} has no box to drag")
     vw, vh = s.viewport
+    box = await dom(s, "box", {"path": path})
+    if box and (box[1] < 0 or box[1] + box[3] > vh):  # out of view: scrolled to, as a person scrolls
+        try:
+            await s.run_limited(s.page.locator(path).scroll_into_view_if_needed(timeout=SCROLL_MS),
+                                what=f"scrolling to {what}")
+        except PageBroken:
+            raise
+        except Exception as exc:
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise CheckError(f"could not scroll to {what}: {why}") from exc
+        box = await dom(s, "box", {"path": path})
+    if not box or box[2] < 4 or box[3] < 2:
+        raise CheckError(f"{what} has no box to drag")
+    box = {"x": box[0], "y": box[1], "width": box[2], "height": box[3]}
     left, right = max(box["x"], 1.0), min(box["x"] + box["width"], vw - 1.0)
     width = right - left
     # From the side it leaves by most of its width: a left swipe starts near the row's right end.

@@ -12,7 +12,11 @@ import pytest_asyncio
 from _probe_helpers import ProbeRuns, artefact, explain
 
 from agentbench.checks.browser import BrowserHarness
+from agentbench.checks.browser._find import dom
+from agentbench.checks.todo._app import AddPath, TodoApp, TodoMap
+from agentbench.checks.todo._checks import TASKS
 from agentbench.checks.todo._probes import CHECK_IDS, probe_todo
+from agentbench.checks.todo._swipe import swipe
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -179,6 +183,21 @@ async def test_a_page_that_listens_for_touch_alone_is_swiped_with_a_finger(runs:
     assert [c for c, _ in tried] == [f"a {who} swipe of its row to the {side}" for who, side in
                                      (("mouse", "left"), ("mouse", "right"), ("finger", "left"), ("finger", "right"))]
     assert [e for _, e in tried[:3]] == ["nothing changed"] * 3 and tried[3][1].startswith("removed exactly")
+
+
+async def test_a_row_below_the_fold_is_scrolled_to_and_then_swiped(runs: ProbeRuns) -> None:
+    folder, entry = artefact("todo/good_touch_swipe_delete.html")
+    s = await runs.harness.open(folder, entry)
+    try:
+        field = ":root > body:nth-child(2) > input:nth-child(3)"  # that page's task field
+        app = TodoApp(s, TodoMap(field=field, add_paths=[AddPath("Enter")]))
+        await app.add(*TASKS)
+        row = app.item(await app.state(), TASKS[-1])["row"]
+        assert (await dom(s, "box", {"path": row}))[1] > s.viewport[1], "the last row should start below the fold"
+        await swipe(s, row, "touch-swipe-right", "the last row")
+        assert app.shown(await app.state()) == {**dict.fromkeys(TASKS[:-1], 1), TASKS[-1]: 0}
+    finally:
+        await s.close()
 
 
 async def test_a_swipe_that_only_hides_the_row_is_no_delete(runs: ProbeRuns) -> None:
