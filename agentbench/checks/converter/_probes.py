@@ -266,27 +266,37 @@ async def _live_in(s: PageSession, category: str, conv: ConverterPage, pair: tup
                 return NOT_LIVE, (f"{category}: the result changes only after clicking a button "
                                   f"({await _label(s, button)}), not while typing"), rows
     if not typing_changed:
-        return await _after_units_again(s, category, conv, pair, steps[2], tried, rows)
+        return await _after_units_again(s, category, conv, pair, tried, rows)
     return DID_NOT_FOLLOW, f"{category}: the result did not follow typing (1 {pair[0]}, then 12 {pair[0]})", rows
 
 
 async def _after_units_again(s: PageSession, category: str, conv: ConverterPage, pair: tuple[str, str],
-                             typed_12: dict[str, str], tried: list[str], rows: list) -> tuple[str, str, list]:
-    """Typing changed nothing, nor did what was ``tried``: a person chooses a unit again. A page that then
-    shows the result for the 12 typed converts, but not as it is typed (an input listener lost when the
-    category was chosen): not live, saying what was tried. Otherwise nothing showed a result at all."""
-    chosen = await conv.choose_again(*pair)
-    if chosen is not None:
+                             tried: list[str], rows: list) -> tuple[str, str, list]:
+    """Typing changed nothing, nor did what was ``tried``: a person types another value and chooses a unit
+    again. A page that then shows that value's result converts, but not as it is typed (an input listener
+    lost when the category was chosen): not live, saying what was tried. Otherwise nothing showed a
+    result at all. A second value is tried where the page already showed the first one's result (a
+    value kept from another category)."""
+    for typed in ("7", "8"):
+        await conv.typed(typed)
+        before = await conv.snapshot()
+        chosen = await conv.choose_again(*pair)
+        if chosen is None:
+            break
         await settle(s, _SETTLE_S)
         after = await conv.snapshot()
-        number, text = await conv.read(typed_12, after, pair[1], "12")
-        rows.append({"category": category, "typed": f"12 {pair[0]} (then chose {chosen})",
-                     "changed": [t for p, t in after.items() if typed_12.get(p) != t][:4],
+        if after == before:
+            continue
+        number, text = await conv.read(before, after, pair[1], typed)
+        rows.append({"category": category, "typed": f"{typed} {pair[0]} (then chose {chosen})",
+                     "changed": [t for p, t in after.items() if before.get(p) != t][:4],
                      f"reading ({pair[1]})": number.value if number else text})
-        if _right(number, convert(12, *pair)):
-            return NOT_LIVE, (f"{category}: the result changes only after choosing a unit again ({chosen}), not "
-                              f"while typing: typing 1, then 12 {pair[0]} changed nothing on the page, nor did "
-                              f"{' or '.join(tried)}"), rows
+        if _right(number, convert(float(typed), *pair)):
+            return NOT_LIVE, (f"{category}: the result changes only after choosing a unit again, not while "
+                              f"typing: typing 1, then 12 {pair[0]} changed nothing on the page, nor did "
+                              f"{' or '.join(tried)}; with {typed} {pair[0]} typed, choosing {chosen} showed "
+                              f"its result"), rows
+        break
     return NO_RESULT, f"{category}: nothing showed a result for {pair[0]} -> {pair[1]}", rows
 
 

@@ -230,3 +230,7 @@ async def test_typing_that_changes_nothing_after_a_category_is_a_failure_saying_
     live = results["live-update"]
     assert live.status == "fail", explain(results)
     assert "unit" in live.detail and "not while typing" in live.detail, live.detail
+    # Every category, though the field keeps 12 from the one before: the result shown is 12's already.
+    assert all(f"{c}: the result changes only after choosing a unit again" in live.detail
+               for c in ("length", "weight", "temperature")), live.detail
+    assert "set aside" not in live.detail
