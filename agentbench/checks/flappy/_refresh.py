@@ -42,6 +42,7 @@ SCREEN_OVER = 0.9     # the whole top changed (a panel or a dimmed screen over t
 LIFT_AFTER = 0.25     # the measured flap, virtual s after the start
 LIFT_WATCH = 0.8      # its rise is watched this long
 LIFT_SEEN = 0.025     # rises differing by this share of the game's height are seen (about a bird's size)
+HOP_TOP_ROWS = 1.0    # a bird this many capture rows below its highest point so far is falling again
 
 
 async def _start(ctx: ProbeContext) -> Start | None:
@@ -159,7 +160,8 @@ def _rise(base: Run, flap: Run, tap: float) -> float | None:
     """How far (share of the height) the flapped bird rose above where it was first seen after the tap.
 
     The bird is what differs from the run without the flap (``locate_shift``); its row is followed
-    until it comes back down to where it was first seen. None when nothing differed.
+    up to the top of its hop: the first capture where it is lower again ends the hop (what differs
+    later may be something else: the run without the flap crashing, a pipe). None when nothing differed.
     """
     rows: list[float] = []
     height = 0
@@ -173,8 +175,8 @@ def _rise(base: Run, flap: Run, tap: float) -> float | None:
                 break
             continue
         height = fb.height
-        if rows and got[1] >= rows[0] and len(rows) > 1:
-            break  # back down where it was first seen: the hop is over
+        if len(rows) > 1 and got[1] > min(rows) + HOP_TOP_ROWS:
+            break  # on its way down again: the hop is over
         rows.append(got[1])
     if len(rows) < 2 or not height:
         return None
