@@ -8,8 +8,10 @@ Converters come in many shapes; each is found by what a person would use:
 - ``fields``: one linked field per unit (type in metres, read feet).
 
 Categories may be a select, tabs, buttons, radios or links to other pages (each page a category).
-A result may need no action (live), a Convert button, Enter, or the field losing focus; a form
-hidden after Convert comes back with its Reset button.
+The value field is an ``<input>``/``<textarea>`` or an editable element (a contenteditable host,
+role=textbox/spinbutton): clicked, emptied with select-all and Backspace, typed into with real keys,
+and read back by its text. A result may need no action (live), a Convert button, Enter, or the field
+losing focus; a form hidden after Convert comes back with its Reset button.
 
 A page is read in its own language (``_converter_locale``): its unit and category words are put in
 English before they are matched, and its numbers are read with the decimal mark its language or
