@@ -218,9 +218,10 @@ class PipeRun:
 
 
 def _look(sc: _Scene, bird: Bird, img: Image, side: _Side = TOP,
-          ) -> tuple[tuple[int, int, int, int] | None, list[int], set[int]]:
+          ) -> tuple[tuple[int, int, int, int] | None, list[int], set[int], int]:
     """(the bird's box in band columns, each column's body depth from ``side``'s edge, the columns
-    holding the bird)."""
+    holding the bird, for the bottom side the columns whose body has a top body over it too, from the
+    top of the play area down: a pipe's top piece)."""
     bw = sc.x1 - sc.x0
     foreign = bytearray(bw * sc.height)
     birdy = bytearray(bw * sc.height)
@@ -268,7 +269,10 @@ def _look(sc: _Scene, bird: Bird, img: Image, side: _Side = TOP,
                     y -= 1
                 d = max(0, floor - y)  # rows over the floor the body covers (its top row is y + 1)
         depth.append(d)
-    return box, depth, cols_bird
+    paired = 0
+    if floor is not None and box is not None:  # the top of each column differs from the empty scene
+        paired = sum(1 for x in range(bw) if depth[x] >= 3 and all(foreign[y * bw + x] for y in range(3)))
+    return box, depth, cols_bird, paired
 
 
 def _inside(box: tuple[int, int, int, int], depth: list[int], cols_bird: set[int], need: float) -> float:
@@ -363,7 +367,7 @@ async def pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list[Ima
         if looks % WORDS_EVERY == 0 and await over_since(run, began, dom_before) is not None:
             out.why = "a game-over message showed (the game ended)"
             break
-        box, depth, cols = _look(sc, bird, frame.image, side)
+        box, depth, cols, paired = _look(sc, bird, frame.image, side)
         if box is None:
             if run.now - last_seen >= LOST_S:
                 out.why = "the bird was no longer seen (it died, fell or left the screen)"
@@ -393,6 +397,8 @@ async def pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list[Ima
         body = [x for x, dd in enumerate(depth) if dd >= 3]
         if body:
             edges.append((run.now, min(body)))
+        if d > 0 and side.floor is not None and paired < 2:
+            d = 0.0  # no top piece over it: scenery rising from the ground (a tree, a building), no pipe
         if d > 0 and out.inside_at is None and not any(
                 x >= edges[-1][1] + 2 for t, x in edges if t >= run.now - 1.5):
             d = 0.0  # nothing slid in from the right: no moving obstacle (a HUD line, a banner)

@@ -2,7 +2,8 @@
 
 A game whose bottom pipe never collides fails game-over with what was seen (the bird inside the
 bottom pipe while it slid past and play went on); its twins, where both pipes end the game (gaps
-anywhere, or all low, so the bird kept low meets the bottom pipe's top), pass, and say that the
+anywhere, or all low, so the bird kept low meets the bottom pipe's top; or with tall scenery the
+bird flies in front of, rising from the ground with nothing over it), pass, and say that the
 bottom pipe was tried and what ended the try: the game's end (or pipes passed in their gap), never
 a try that could not tell.
 """
@@ -17,7 +18,8 @@ from agentbench.checks.browser import BrowserHarness
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
-GOOD = ["both_pipes_collide.html", "low_gaps_both_collide.html"]
+GOOD = ["both_pipes_collide.html", "low_gaps_both_collide.html",
+        "trees_behind_bird.html"]  # broad trees rise from the ground and scroll by behind the bird: no pipe
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
