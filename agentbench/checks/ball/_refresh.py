@@ -14,7 +14,8 @@ follows frames.
 Damping taken once per frame (a floor's grip on rolling balls) shows only once the balls roll,
 after the 2 s the 240 Hz pixel run lasts. So each pixel run is played on, bodies only, to ``LATE``
 while its balls still move, and how much the balls move after ``T240`` is compared between the
-rates (``_by_late_motion``): balls that stop rolling several times sooner at 240 Hz fail.
+rates (``_by_late_motion``), and how fast rolling balls slow down at like speeds (``_by_rolling``):
+balls that stop rolling several times sooner at 240 Hz fail.
 
 A run cut by the harness's time limit on a busy machine (``_cut``: a pixel run in play, a speed
 run) makes the check ``error``, as does a spawn search that was cut: what it did not show is no
@@ -24,6 +25,7 @@ evidence. A page that hangs there keeps the verdict it always got.
 from __future__ import annotations
 
 import asyncio
+import math
 import statistics
 
 from .._model import CheckResult, Evidence
@@ -35,7 +37,7 @@ from ..browser._registry import ProbeContext
 from ._bodies import balls, follow
 from ._cut import REPLAY_LIMIT_S, cut_by_limit, unrepeated_break
 from ._probes import EVERY, Spawn, shared_spawn
-from ._tracks import at_rest, flight_speeds, motion, speeds, thinned
+from ._tracks import at_rest, flight_speeds, motion, roll_slowing, speeds, thinned
 
 __all__ = ["ball_script", "speed_ratio"]
 
@@ -51,6 +53,10 @@ LATE_STILL_S = 1.0  # every ball still this long: the run is not played on furth
 LATE_SPACING_MS = 50.0  # both rates' bodies compared this far apart (every 3rd frame at 60 Hz)
 LATE_RATIO = 3.0   # the balls move this many times as much (or as little) after T240 at 240 Hz: plainly different
 LATE_MIN = 30.0    # px per virtual s (all balls together) the livelier run must move for a difference to be seen
+ROLL_SAMPLES = 4   # rolling samples a speed bin needs at each rate to be compared (``roll_ratio``)
+ROLL_MIN_N = 40    # rolling samples at like speeds, both rates together, for a verdict
+ROLL_SEEN_PX = 40.0  # a ball at the rolling balls' median speed must roll out this much further at 60 Hz to be seen
+ROLL_MIN_LOSS = 0.3  # share of their speed per virtual s rolling balls must lose at one rate for a difference to show
 
 
 def _observer(ctx: ProbeContext) -> Observe:
@@ -249,6 +255,67 @@ def late_motion(ctx: ProbeContext) -> tuple[float, float, float, float] | None:
     return got[0], got[1], t_from, t_to
 
 
+def roll_ratio(ctx: ProbeContext) -> tuple[float, float, float, int] | None:
+    """The share of their speed rolling balls lose per virtual s at 60 and at 240 Hz, at the same speeds.
+
+    From both logs up to where both reach (``roll_slowing``): the speeds are put in bins (each 1.5x
+    the last) and each rate's median share per bin compared where both rates have ``ROLL_SAMPLES``
+    samples; the medians over those bins, the rolling balls' median speed there and how many samples
+    they rest on (at least ``ROLL_MIN_N``). Friction that slows a
+    fast ball less than a slow one (a constant deceleration) is compared at like speeds, so two runs
+    whose balls roll at other speeds (colliding balls drift apart) still compare alike. None: too
+    few rolling samples at like speeds.
+    """
+    logs = ctx.shared.get(BODIES_KEY)
+    if not isinstance(logs, dict) or 60 not in logs or 240 not in logs or not logs[60] or not logs[240]:
+        return None
+    t_to = min(logs[60][-1][0], logs[240][-1][0])
+    bins: list[dict[int, list[tuple[float, float]]]] = []
+    for fps in (60, 240):
+        log = thinned([(t, b) for t, b, _ in logs[fps]], LATE_SPACING_MS)
+        size = next((s for _, _, s in reversed(logs[fps]) if s), None) or (800, 600)
+        by: dict[int, list[tuple[float, float]]] = {}
+        for v, k in roll_slowing(balls(follow(log, size)), t_to):
+            by.setdefault(int(math.log(v) / math.log(1.5)), []).append((v, k))
+        bins.append(by)
+    shared = [b for b in bins[0] if len(bins[0][b]) >= ROLL_SAMPLES and len(bins[1].get(b, ())) >= ROLL_SAMPLES]
+    n = sum(len(bins[0][b]) + len(bins[1][b]) for b in shared)
+    if n < ROLL_MIN_N:
+        return None
+    k60 = statistics.median(statistics.median(k for _, k in bins[0][b]) for b in shared)
+    k240 = statistics.median(statistics.median(k for _, k in bins[1][b]) for b in shared)
+    v = statistics.median(v for b in shared for v, _ in bins[0][b] + bins[1][b])
+    return k60, k240, v, n
+
+
+def _by_rolling(ctx: ProbeContext, result: CheckResult) -> CheckResult:
+    """A verdict that is not a fail, checked against how fast rolling balls slow down at each rate.
+
+    A floor's grip taken once per frame takes four times the share of a ball's speed per second
+    at 240 Hz: the balls stop rolling much sooner. Told at like speeds (``roll_ratio``).
+    """
+    if result.status not in ("pass", "error"):
+        return result
+    got = roll_ratio(ctx)
+    if got is None:
+        return result
+    k60, k240, v, n = got
+    further = v / k60 - v / k240 if k60 > 0 and k240 > 0 else 0.0  # how much further a ball rolls out at 60 Hz
+    result.data = {**result.data, "roll_loss_60hz": round(k60, 2), "roll_loss_240hz": round(k240, 2), "roll_samples": n,
+                   "roll_speed": round(v), "roll_further_px": round(further)}
+    if k240 < ROLL_MIN_LOSS or k240 < LATE_RATIO * k60 or further < ROLL_SEEN_PX:  # per frame takes more at 240 Hz
+        return result
+    how = f"{k240 / k60:.1f}x" if k60 > 0 else "far"
+    return CheckResult(
+        id=result.id, status="fail", data=result.data,
+        evidence=[Evidence(kind="value", label="share of speed rolling balls lose per s at 60 / 240 Hz",
+                           value=[round(k60, 2), round(k240, 2)]), *result.evidence],
+        detail=f"rolling balls lose {k60:.0%} of their speed per second at 60 Hz and {k240:.0%} at 240 Hz, at the "
+        f"same speeds ({n} samples): at 240 Hz they slow {how} as fast, and a ball rolling at {v:.0f} px/s "
+        f"stops {further:.0f} px sooner; their friction "
+        f"is tied to the frame rate; earlier: {result.detail}")
+
+
 def _by_late_motion(ctx: ProbeContext, result: CheckResult) -> CheckResult:
     """A verdict that is not a fail, checked against how much the balls still move after ``T240``.
 
@@ -277,7 +344,8 @@ def _by_late_motion(ctx: ProbeContext, result: CheckResult) -> CheckResult:
 
 async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: CheckResult, rerun: Rerun) -> CheckResult:
     """When pixels could not decide, or the balls come from input, compare how fast the balls move;
-    then how much they still move once the pixel runs are over (``_by_late_motion``).
+    then how much they still move once the pixel runs are over (``_by_late_motion``) and how fast
+    rolling balls slow down (``_by_rolling``).
 
     Balls spawned while a button is held come in different numbers (and random looks) at each
     rate, so the pixel match is not to be trusted there: their speed decides when it is clear.
@@ -288,7 +356,7 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
     why = (spawn.cut if spawn is not None else None) or await _pixel_cut(ctx, steps, result)
     if why:
         return CheckResult(id=result.id, status="error", detail=why, evidence=result.evidence, data=result.data)
-    return _by_late_motion(ctx, await _decide(ctx, spawn, result))
+    return _by_rolling(ctx, _by_late_motion(ctx, await _decide(ctx, spawn, result)))
 
 
 async def _decide(ctx: ProbeContext, spawn: Spawn | None, result: CheckResult) -> CheckResult:

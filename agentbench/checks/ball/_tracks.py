@@ -10,8 +10,8 @@ from __future__ import annotations
 from ..browser._perception import SEEN_PX, SEEN_S, STILL_PX, lasts, overlap_seen, spells
 from ._bodies import Body, Track
 
-__all__ = ["Contacts", "at_rest", "bounces", "flight_speeds", "motion", "out_of_bounds", "rebounds", "speeds",
-           "thinned", "unsettled"]
+__all__ = ["Contacts", "at_rest", "bounces", "flight_speeds", "motion", "out_of_bounds", "rebounds", "roll_slowing",
+           "speeds", "thinned", "unsettled"]
 
 _EDGES = (("floor", lambda x, y, r, w, h: y + r - h), ("left wall", lambda x, y, r, w, h: r - x),
           ("right wall", lambda x, y, r, w, h: x + r - w), ("top", lambda x, y, r, w, h: r - y))
@@ -311,3 +311,48 @@ def motion(tracks: list[Track], t_from: float, t_to: float) -> float:
             if step > STILL_PX:
                 path += step
     return path / secs
+
+
+ROLL_STEP_MS = 100.0  # a rolling ball's speed is read over this span (two of ``thinned``'s 50 ms samples)
+ROLL_MIN_V = 15.0     # px per virtual s: slower is at rest to a person
+
+
+def roll_slowing(tracks: list[Track], t_to: float) -> list[tuple[float, float]]:
+    """(speed px/s, share of its speed lost per virtual s) wherever a ball rolls along a flat floor, up to ``t_to``.
+
+    Rolling: three samples ``ROLL_STEP_MS`` apart at one height (within a pixel), moving one way
+    faster than ``ROLL_MIN_V``, slowing, and touching no other ball (a hit or a pile is no rolling;
+    on a page whose balls pass through each other, touching is nothing). Friction that
+    follows time takes the same share at the same speed on any display; one taken per frame takes
+    four times the share at 240 Hz.
+    """
+    out = []
+    drawn: dict[float, list[tuple[int, float, float, float]]] = {}
+    for k, tr in enumerate(tracks):
+        for (t, x, y), r in zip(tr.pts, tr.rs if len(tr.rs) == len(tr.pts) else [tr.r] * len(tr.pts), strict=True):
+            drawn.setdefault(round(t, 1), []).append((k, x, y, r))
+
+    solid = Contacts(tracks).solid  # balls that pass through each other exchange nothing when they touch
+
+    def alone(k: int, t: float, x: float, y: float) -> bool:  # no other ball touching it (a hit, a pile)
+        return not solid or all(j == k or (xo - x) ** 2 + (yo - y) ** 2 > (tracks[k].r + ro + 2 * SEEN_PX) ** 2
+                   for j, xo, yo, ro in drawn.get(round(t, 1), ()))
+
+    for k, tr in enumerate(tracks):
+        pts = [p for p in tr.pts if p[0] <= t_to]
+        at = {round(p[0], 1): p for p in pts}
+        for p0 in pts:
+            p1 = at.get(round(p0[0] + ROLL_STEP_MS, 1))
+            p2 = at.get(round(p0[0] + 2 * ROLL_STEP_MS, 1))
+            if p1 is None or p2 is None or max(abs(p1[2] - p0[2]), abs(p2[2] - p1[2])) > STILL_PX:
+                continue
+            if not all(alone(k, *p) for p in (p0, p1, p2)):
+                continue
+            d1, d2 = p1[1] - p0[1], p2[1] - p1[1]
+            secs = ROLL_STEP_MS / 1000
+            v1, v2 = abs(d1) / secs, abs(d2) / secs
+            if d1 * d2 <= 0 or min(v1, v2) < ROLL_MIN_V or v2 > v1:
+                continue
+            v = (v1 + v2) / 2
+            out.append((v, (v1 - v2) / secs / v))
+    return out

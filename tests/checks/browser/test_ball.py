@@ -11,7 +11,7 @@ from _game_runs import FIXTURES, GameRuns, explain
 from agentbench.checks.ball._bodies import Track
 from agentbench.checks.ball._probes import _count, _energy
 from agentbench.checks.ball._sight import buried
-from agentbench.checks.ball._tracks import Contacts, flight_speeds, out_of_bounds, unsettled
+from agentbench.checks.ball._tracks import Contacts, flight_speeds, out_of_bounds, roll_slowing, unsettled
 from agentbench.checks.browser import BrowserHarness, run_browser_checks_async
 from agentbench.checks.browser._frames import Frame
 from agentbench.checks.browser._imaging import Image
@@ -56,6 +56,8 @@ EXPECT = {
     "skirting_band.html": ("pass", "pass", "pass", "pass"),     # a band behind them: drawn over it, in plain sight
     "roll_friction_frame.html": ("pass", "pass", "pass", "pass"),  # floor grip per frame (fails refresh-rate only)
     "roll_friction_dt.html": ("pass", "pass", "pass", "pass"),  # floor grip per second
+    "roll_grip_late.html": ("pass", "pass", "pass", "pass"),    # grip per frame; they bounce past 2 s
+    "roll_resistance_dt.html": ("pass", "pass", "pass", "pass"),  # a constant rolling resistance
 }
 REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.html": "fail", "static.html": "skip",
            "decorated_layers.html": "pass", "dom_balls.html": "pass", "svg_framelocked_escape.html": "fail",
@@ -64,7 +66,8 @@ REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.htm
            "crowd_dt.html": "pass", "crowd_framelocked.html": "fail", "edge_flicker.html": "pass",
            "spawn_per_frame_dt.html": "fail",  # time-based flight, but a new ball every frame
            # Alike for 2 s; then the balls roll, and a grip taken per frame stops them 4x sooner at 240 Hz.
-           "roll_friction_frame.html": "fail", "roll_friction_dt.html": "pass", "sand_floor.html": "pass"}
+           "roll_friction_frame.html": "fail", "roll_friction_dt.html": "pass", "sand_floor.html": "pass",
+           "roll_grip_late.html": "fail", "roll_resistance_dt.html": "pass"}
 BALLS = {"decorated_layers.html": 3, "dom_balls.html": 4, "timer_fixed.html": 5, "shaded_highlight.html": 5,
          "sprite_balls.html": 5}
 SPAWNED = {"click_to_drop.html": "clicks on the arena", "hold_spawn_framelocked.html": "clicks on the arena",
@@ -112,6 +115,16 @@ async def test_balls_that_stop_rolling_sooner_at_240_hz_fail_late(runs: GameRuns
     good = await runs.refresh("roll_friction_dt.html")
     assert bad.data["late_60hz"] > 4 * bad.data["late_240hz"] and "later on" in bad.detail, explain(bad)
     assert 0.75 <= good.data["late_240hz"] / good.data["late_60hz"] <= 1.35, explain(good)
+
+
+async def test_rolling_balls_that_slow_4x_as_fast_at_240_hz_fail(runs: GameRuns) -> None:
+    """Still bouncing when the 240 Hz pixel run ends: how fast rolling balls slow down, at like speeds, tells."""
+    bad = await runs.refresh("roll_grip_late.html")
+    assert bad.data["roll_loss_240hz"] > 3 * bad.data["roll_loss_60hz"] and "rolling balls lose" in bad.detail, \
+        explain(bad)
+    for name in ("roll_resistance_dt.html", "roll_friction_dt.html"):  # by a share per s, or a fixed px/s per s
+        good = await runs.refresh(name)
+        assert 0.75 <= good.data["roll_loss_240hz"] / good.data["roll_loss_60hz"] <= 1.35, explain(good)
 
 
 @pytest.mark.parametrize("name", list(BALLS))
@@ -325,6 +338,23 @@ async def test_balls_under_what_the_page_paints_are_buried_but_balls_on_top_are_
     assert judged((25.0, 68.0), ground_over=True) is None  # resting on the ground's top
     assert judged((25.0, 88.0), ground_over=False) is None  # drawn over the band: in plain sight
     assert judged((25.0, 68.0), ground_over=False, extra=(50, 100)) is None  # a panel new at the end
+
+
+async def test_rolling_is_read_where_a_ball_rolls_alone() -> None:
+    """A ball rolling on the floor losing 90% of its speed per s reads so; touching another ball, or in flight, not."""
+    pts = []
+    x, v = 50.0, 300.0
+    for k in range(40):
+        pts.append((k * 50.0, x, H - 10))
+        x += v * 0.05
+        v *= math.exp(-0.9 * 0.05)
+    rolling = Track(pts=pts, rs=[10.0] * 40, r=10.0)
+    got = roll_slowing([rolling], 2000.0)
+    assert len(got) > 20 and all(k == pytest.approx(0.9, abs=0.05) for _, k in got), got
+    beside = Track(pts=[(t, x0 + 21, y) for t, x0, y in pts], rs=[10.0] * 40, r=10.0)  # a ball against it
+    assert roll_slowing([rolling, beside], 2000.0) == []
+    flying = Track(pts=[(t, x0, y - 3 * k) for k, (t, x0, y) in enumerate(pts)], rs=[10.0] * 40, r=10.0)
+    assert roll_slowing([flying], 2000.0) == []
 
 
 # A run cut by the harness's real-time step limit (5 s) is no evidence (issue 29): on a busy machine
