@@ -248,12 +248,6 @@ class BrowserHarness:
             page = await context.new_page()
             cdp = await context.new_cdp_session(page)
             await cdp.send("Page.enable")  # scripts registered on this session run in new documents
-            # The document timeline stands still between frames: each frame sets every running CSS
-            # animation and transition to its virtual age (_view_step.js), and between frames the
-            # browser played them on in real time, so a read of the page after a step (a probe's
-            # getBoundingClientRect, a DOM bird's position) moved with how long the machine took to
-            # get to it (100 px a second for a 4 s slide). The page reads playbackRate 1 as before.
-            await cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
             slot = Slot(context=context, page=page, cdp=cdp, root=root, viewport=viewport)
             await context.route("**/*", lambda route: self._serve(route, slot))
             if self._user_agent is None:  # once per browser, on our blank page (a secure context)
