@@ -11,7 +11,7 @@ from _game_runs import FIXTURES, GameRuns, explain
 from agentbench.checks.ball._bodies import Track
 from agentbench.checks.ball._probes import _count, _energy
 from agentbench.checks.ball._sight import buried
-from agentbench.checks.ball._tracks import Contacts, flight_speeds, out_of_bounds, roll_slowing, unsettled
+from agentbench.checks.ball._tracks import Contacts, flight_speeds, out_of_bounds, roll_slowing, speeds, unsettled
 from agentbench.checks.browser import BrowserHarness, run_browser_checks_async
 from agentbench.checks.browser._frames import Frame
 from agentbench.checks.browser._imaging import Image
@@ -288,6 +288,24 @@ async def test_a_frame_past_the_edge_is_not_seen_but_a_lasting_one_is() -> None:
     assert "15 px past the floor" in out_of_bounds([sunk], (400, int(H)), times[-1])[0]
     gone = Track(pts=[(t, 100 + 30 * k, 200) for k, t in enumerate(times[:12])], rs=[10] * 12, r=10)
     assert "not drawn again" in out_of_bounds([gone], (400, int(H)), times[-1])[0]  # out right, never back
+
+
+@pytest.mark.parametrize("per_frame", [False, True])
+async def test_a_ball_moved_by_a_timer_has_one_speed_at_both_rates(per_frame: bool) -> None:
+    """A ball a 60-a-second timer moves 54 px a tick, logged every 3rd frame: every 50 ms at 60 Hz,
+    every 12.5 ms at 240 Hz. Sample to sample, some 240 Hz spans hold a tick and some none, and the
+    fastest read 1.3x and more (the corpus's jQuery balls failed refresh-rate for one seed in three).
+    Moved once per frame instead, it is 4x as fast at 240 Hz: that still shows."""
+    def logged(frame_ms: float, ticks_ms: float) -> Track:
+        pts = []
+        for k in range(int(2000 / (3 * frame_ms))):
+            t = 3 * frame_ms * k
+            pts.append((t, 100.0 + 54.0 * math.floor(t / ticks_ms + 1e-9), 300.0))
+        return Track(pts=pts, rs=[10.0] * len(pts), r=10.0)
+    (v60,) = speeds([logged(1000 / 60, 1000 / 60)], 0, 2000)
+    (v240,) = speeds([logged(1000 / 240, 1000 / 240 if per_frame else 1000 / 60)], 0, 2000)
+    assert v60 == pytest.approx(54 * 60, rel=0.02)
+    assert v240 / v60 == (pytest.approx(4.0, rel=0.05) if per_frame else pytest.approx(1.0, rel=0.05)), (v60, v240)
 
 
 async def test_free_flight_ends_at_the_first_contact() -> None:
