@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 
 from .._model import CheckResult, Evidence
-from ..browser._imaging import Image
+from ..browser._imaging import Image, diff_mask
 from ..browser._perception import OTHER_SPEED, spells
 from ..browser._play import Run, Step, close_all
 from ..browser._refresh import RUNS_KEY, InputStep, Rerun, Runs
@@ -91,16 +91,8 @@ def top_columns(img: Image, ref: Image) -> list[bool]:
     """
     w, h = img.width, img.height
     rows = max(2, round(h * PIPE_BAND))
-    a, b = img.rgb, ref.rgb
-    out = []
-    for x in range(w):
-        differ = 0
-        for y in range(rows):
-            i = (y * w + x) * 3
-            if abs(a[i] - b[i]) + abs(a[i + 1] - b[i + 1]) + abs(a[i + 2] - b[i + 2]) > 60:
-                differ += 1
-        out.append(differ * 2 >= rows)
-    return out
+    mask = diff_mask(img, ref, 60)
+    return [sum(mask[y * w + x] for y in range(rows)) * 2 >= rows for x in range(w)]
 
 
 def _at(frames_t: list[float], t: float) -> int | None:
