@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 
 from agentbench.checks.browser import BrowserHarness, PageBroken, run_browser_checks_async
+from tests.helpers.limits import short_step_limits
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -88,15 +90,36 @@ async def test_a_runaway_allocation_ends(harness: BrowserHarness) -> None:
 
 
 async def test_full_checks_on_a_page_that_never_loads_fail_fast(chromium_path: str, tmp_path: Path) -> None:
-    started = time.monotonic()
-    results = await run_browser_checks_async("flappy", HOSTILE, tmp_path / "evidence", entry="top_loop.html",
-                                             chromium_path=chromium_path)
-    took = time.monotonic() - started
+    # Fast: the load's two tries are cut, and every check that plays the page is called off with
+    # it (each says so, none opens a page of its own to wait out the limits again). The page loops
+    # for ever, cut under any limit: short ones (1 s, 3 s for the replay) spare the test 5 + 20 s.
+    opened = []
+    with short_step_limits(step_s=1.0, replay_s=3.0), _counting_sessions(opened):
+        results = await run_browser_checks_async("flappy", HOSTILE, tmp_path / "evidence", entry="top_loop.html",
+                                                 chromium_path=chromium_path)
     by_id = {r.id: r for r in results}
     assert list(by_id) == ["load", "flap-input", "game-over", "restart", "score", "refresh-rate", "runtime-errors"]
-    assert all(by_id[c].status == "fail" for c in ("load", "flap-input", "game-over", "restart", "refresh-rate"))
-    assert "did not finish" in by_id["load"].detail
-    assert took < BOUND_S + 10
+    played = ("flap-input", "game-over", "restart", "refresh-rate")
+    assert by_id["load"].status == "fail" and "did not finish within 3 s" in by_id["load"].detail, by_id["load"]
+    assert all(by_id[c].status == "fail" and "could not be loaded" in by_id[c].detail for c in played), by_id
+    assert opened[:2] == [1.0, 3.0] and len(opened) < 2 + len(played), opened
+
+
+@contextmanager
+def _counting_sessions(opened: list[float]):
+    """Appends each page session's step limit to ``opened`` as it is opened."""
+    real = BrowserHarness.open
+
+    async def counted(self, *args, **kwargs):
+        session = await real(self, *args, **kwargs)
+        opened.append(session.step_timeout_s)
+        return session
+
+    BrowserHarness.open = counted
+    try:
+        yield
+    finally:
+        BrowserHarness.open = real
 
 
 async def test_load_fails_blank_and_throwing_pages(harness: BrowserHarness, tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from agentbench.checks.browser import BrowserHarness, ProbeContext, run_browser_
 from agentbench.checks.browser._find import REPLAY_LIMIT_S
 from agentbench.checks.converter._probes import probe_converter
 from agentbench.checks.todo._probes import probe_todo
+from tests.helpers.limits import short_step_limits
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -108,11 +109,15 @@ async def test_a_load_starved_at_every_step_is_loaded_again(chromium_path: str, 
 
 
 async def test_a_page_that_hangs_as_it_loads_still_fails_load(chromium_path: str, tmp_path: Path) -> None:
+    # The page loops for ever: cut under any limit. Short limits (1 s, then 3 s for the replay) spare
+    # the test the product's 5 + 20 s of waiting per try; the replay's limit is still the longer.
     folder = tmp_path / "hangs-at-load"
     folder.mkdir()
     (folder / "index.html").write_text("<h1>Unit converter</h1><script>while (true) {}</script>", encoding="utf-8")
-    results = {r.id: r for r in await run_browser_checks_async(
-        "converter", folder, tmp_path / "evidence", entry="index.html", chromium_path=chromium_path)}
+    with short_step_limits(step_s=1.0, replay_s=3.0):
+        results = {r.id: r for r in await run_browser_checks_async(
+            "converter", folder, tmp_path / "evidence", entry="index.html", chromium_path=chromium_path)}
     load = results["load"]
-    assert load.status == "fail" and "did not finish" in load.detail, explain(results)
-    assert "loaded again" in load.data["replayed"], explain(results)
+    assert load.status == "fail" and "did not finish within 3 s" in load.detail, explain(results)
+    assert "loaded again with 3 s per step" in load.data["replayed"], explain(results)
+    assert "within 1 s" in load.data["replayed"], explain(results)  # the first try's cut
