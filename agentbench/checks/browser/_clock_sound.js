@@ -153,3 +153,72 @@
     return n;
   }
 
+
+  // ---- Web Audio: an AudioContext's clock is the page's -------------------------------------------------
+  // A running context's currentTime moves with performance.now() (in whole render quanta of 128
+  // samples, as the audio thread moves it) and stands still while it is suspended or closed, so a game
+  // that times itself by it runs on the clock it is judged on. A context follows the state the browser
+  // gives it (read when its time is read and when its state changes). getOutputTimestamp() pairs that
+  // time with the document's. An OfflineAudioContext renders as fast as it can in any browser: its own.
+  try { (() => {
+    // (window's: the AudioContext below is ours)
+    const NAudio = window.AudioContext, NBase = window.BaseAudioContext;
+    if (typeof NAudio !== "function" || typeof NBase !== "function") return;
+    const BAC = NBase.prototype;
+    const A = { time: getDesc(BAC, "currentTime"), state: getterOf(BAC, "state"), rate: getterOf(BAC, "sampleRate"),
+                stamp: NAudio.prototype.getOutputTimestamp, TypeError: window.TypeError,
+                setProto: Object.setPrototypeOf, getProto: Object.getPrototypeOf };
+    if (!A.time || !A.time.get || !A.state || !A.rate) return;
+    const clocks = new N.WeakMap();  // context -> { run: s played before `since`, since: document ms it runs from, or -1 }
+    const seenNow = () => (up ? up.shown() - S.offset : shownGet());
+    function follow(ac, rec) {  // time runs only while the browser says the context runs
+      let running = false;
+      try { running = call(A.state, ac) === "running"; } catch (e) { /* a closed realm: stopped */ }
+      const t = seenNow();
+      if (running && rec.since < 0) rec.since = t;
+      else if (!running && rec.since >= 0) { rec.run += (t - rec.since) / 1000; rec.since = -1; }
+      return t;
+    }
+    function played(ac, rec) {  // [context time in whole render quanta, the document's time]
+      const t = follow(ac, rec);
+      const rate = call(A.rate, ac), s = rec.run + (rec.since >= 0 ? (t - rec.since) / 1000 : 0);
+      return [floor(s * rate / 128 + 1e-9) * 128 / rate, t];
+    }
+    function AudioContext() {
+      if (!new.target) {
+        throw new A.TypeError("Failed to construct 'AudioContext': Please use the 'new' operator, this DOM object " +
+          "constructor cannot be called as a function.");
+      }
+      const ac = construct(NAudio, arguments, new.target);
+      const rec = { run: 0, since: -1 };
+      call(N.wmSet, clocks, ac, rec);
+      follow(ac, rec);
+      call(N.addEventListener, ac, "statechange", () => { follow(ac, rec); });
+      return ac;
+    }
+    defineProperty(AudioContext, "prototype", { value: NAudio.prototype, writable: false, enumerable: false, configurable: false });
+    call(A.setProto, undefined, AudioContext, call(A.getProto, undefined, NAudio));
+    defineProperty(NAudio.prototype, "constructor", { value: AudioContext, writable: true, configurable: true, enumerable: false });
+    define(window, "AudioContext", AudioContext);
+    const realTime = A.time.get;
+    const get = getDesc({ get currentTime() {
+      const real = call(realTime, this);  // a foreign receiver throws as the browser's getter does
+      const rec = call(N.wmGet, clocks, this);
+      return rec ? played(this, rec)[0] : real;
+    } }, "currentTime").get;
+    native(get, "get currentTime");
+    defineProperty(BAC, "currentTime", { get, set: A.time.set, enumerable: A.time.enumerable, configurable: true });
+    if (typeof A.stamp === "function") {
+      define(NAudio.prototype, "getOutputTimestamp", { getOutputTimestamp() {
+        const out = call(A.stamp, this);
+        const rec = call(N.wmGet, clocks, this);
+        if (rec && out && typeof out === "object") {
+          const p = played(this, rec), ctx = p[0], t = p[1];
+          const at = rec.since >= 0 ? t - (rec.run + (t - rec.since) / 1000 - ctx) * 1000 : 0;
+          out.contextTime = ctx;
+          out.performanceTime = ctx > 0 ? at : 0;
+        }
+        return out;
+      } }.getOutputTimestamp, true);
+    }
+  })(); } catch (e) { /* a browser without Web Audio: left out, never the clock */ }

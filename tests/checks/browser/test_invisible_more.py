@@ -1,0 +1,153 @@
+"""The harness's last tells (issue 28): clocks a page reaches beside performance.now() and Date.
+
+Each page of ours (fixtures/invisible/) records what a page can compare with its own clock: an
+AudioContext's time (tell 1); the time a chain of message tasks takes (tell 3). In a person's Chromium
+an AudioContext's time moves with performance.now(), at 60 Hz as at 240 Hz; under the harness it ran on
+real time while the page's clock is virtual, so a game that times itself with Web Audio was judged on a
+clock other than the one it runs on. A thousand messages, each a task with work, took no time at all.
+Each test runs on the headless shell (the checker's browser) and on the hosts' chromium.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from agentbench.checks.browser import BrowserHarness
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+FIXTURES = Path(__file__).parent / "fixtures" / "invisible"
+NATIVE = re.compile(r"^function [\w$ ]*\(\) \{ \[native code\] \}$")
+
+
+@pytest.fixture(scope="module", params=["headless shell", "chromium"])
+def browser_path(request: pytest.FixtureRequest) -> str:
+    name = "headless_shell_path" if request.param == "headless shell" else "chromium_path"
+    return request.getfixturevalue(name)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def harness(browser_path: str):
+    async with BrowserHarness(browser_path) as h:
+        yield h
+
+
+async def _read(harness: BrowserHarness, page: str, fps: int, seconds: float, done: str) -> dict[str, Any]:
+    s = await harness.open(FIXTURES, page, fps=fps)
+    try:
+        await s.advance(seconds)
+        for _ in range(100):  # what answers in a real task (a promise, a worker): frames until it has (a condition)
+            if await s.eval(done):
+                break
+            await s.advance(0.05)
+        return await s.eval("() => seen")
+    finally:
+        await s.close()
+
+
+# ---- tell 1: an AudioContext's clock -------------------------------------------------------------------------
+
+AUDIO_DONE = "() => seen.suspended !== null && seen.suspended.length === 5"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=[60, 240])
+async def audio(harness: BrowserHarness, request: pytest.FixtureRequest) -> tuple[int, dict[str, Any]]:
+    fps = request.param
+    return fps, await _read(harness, "audio_clock.html", fps, 100 / fps + 0.1, AUDIO_DONE)
+
+
+def _quantum(seen: dict[str, Any]) -> float:
+    return 128 / seen["first"][2] * 1000  # ms: the context's time moves a render quantum at a time
+
+
+async def test_an_audio_contexts_time_moves_with_the_pages(audio: tuple[int, dict[str, Any]]) -> None:
+    """Read in animation frames, currentTime moves as performance.now() does (to a render quantum), at
+    60 and at 240 Hz; an iframe's context too."""
+    fps, seen = audio
+    assert seen["first"][0] == 0 and seen["first"][1] == "running", seen["first"]
+    frames = seen["frames"]
+    assert len(frames) >= 6, frames
+    q = _quantum(seen)
+    for (_t0, now0, ac0), (_t1, now1, ac1) in zip(frames, frames[1:], strict=False):
+        assert abs((ac1 - ac0) * 1000 - (now1 - now0)) <= q + 0.01, (fps, frames)
+    assert all(round(ac * seen["first"][2]) % 128 == 0 for _t, _n, ac in frames), frames  # whole quanta
+    page, inner = seen["inner"]
+    assert abs(inner - page) <= q + 0.01, seen["inner"]
+
+
+async def test_a_suspended_context_stands_still(audio: tuple[int, dict[str, Any]]) -> None:
+    """Suspended, its time stays where it stopped while the page's goes on (40 frames)."""
+    fps, seen = audio
+    state, at, now, later, now_later = seen["suspended"]
+    assert state == "suspended" and later == at, seen["suspended"]
+    assert now_later - now >= 30 * 1000 / fps, seen["suspended"]
+
+
+async def test_the_output_timestamp_is_on_the_pages_clock(audio: tuple[int, dict[str, Any]]) -> None:
+    """getOutputTimestamp(): a context time at most currentTime, paired with a performance.now() time at
+    most the page's now and within a frame of it."""
+    fps, seen = audio
+    context, perf, current, now = seen["stamp"]
+    assert 0 <= context <= current and 0 <= now - perf <= 1000 / fps + _quantum(seen), seen["stamp"]
+    assert abs((current - context) * 1000 - (now - perf)) <= _quantum(seen) + 0.01, seen["stamp"]
+
+
+async def test_the_audio_context_has_the_native_shape(audio: tuple[int, dict[str, Any]]) -> None:
+    shape = audio[1]["shape"]
+    assert shape["length"] == 0 and shape["name"] == "AudioContext", shape
+    assert shape["own"] == ["length", "name", "prototype"], shape
+    assert shape["base"] and shape["ctor"] and shape["inst"] and not shape["enumerable"], shape
+    assert shape["called"] == "TypeError" and shape["foreign"] == "TypeError", shape
+    assert shape["sub"] == [True, "synth", "number"], shape
+    assert all(NATIVE.match(src) for src in shape["sources"]), shape["sources"]
+    assert shape["sources"][:2] == ["function AudioContext() { [native code] }",
+                                    "function get currentTime() { [native code] }"], shape["sources"]
+
+
+async def test_the_audio_reads_are_the_same_in_every_run(harness: BrowserHarness,
+                                                         audio: tuple[int, dict[str, Any]]) -> None:
+    fps, seen = audio
+    if fps != 60:
+        pytest.skip("one rate is enough")
+    again = await _read(harness, "audio_clock.html", 60, 100 / 60 + 0.1, AUDIO_DONE)
+    assert [f[2] for f in again["frames"]] == [f[2] for f in seen["frames"]]
+
+
+# ---- tell 3: time moves as message tasks are worked ----------------------------------------------------------
+
+MESSAGES_DONE = "() => seen.load !== null && seen.frame !== null && seen.self !== null && seen.timer !== null"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=[60, 240])
+async def messages(harness: BrowserHarness, request: pytest.FixtureRequest) -> tuple[int, dict[str, Any]]:
+    fps = request.param
+    return fps, await _read(harness, "message_work.html", fps, 80 / fps + 0.2, MESSAGES_DONE)
+
+
+@pytest.mark.parametrize("chain", ["load", "frame", "self"])
+async def test_a_chain_of_messages_takes_time(messages: tuple[int, dict[str, Any]], chain: str) -> None:
+    """A MessageChannel ping-pong (1000 messages while the page loads, 300 from a frame) and 500 messages
+    posted to itself: each a task with work, read only when the chain ends: later than it began, by a
+    millisecond or more (a person's browser: several), Date.now() too. (Frames the harness plays while
+    the chain runs move it further: the chain is not waited for.)"""
+    fps, seen = messages
+    got = seen[chain]
+    elapsed = got[0] if chain != "self" else got
+    assert elapsed >= 1, (fps, chain, got)
+    if chain != "self":
+        assert 0 <= got[1] <= elapsed + 1, (fps, got)
+
+
+async def test_message_work_leaves_frames_and_timers_on_the_virtual_clock(messages: tuple[int, dict[str, Any]]) -> None:
+    """Frames still come at the rate, each at its exact time; a 100 ms timer set after the work runs 100
+    virtual ms after the time the work was done from (the work read before it is no part of its delay)."""
+    fps, seen = messages
+    frames = seen["frames"]
+    assert len(frames) >= 60 and all(b - a == pytest.approx(1000 / fps, abs=1e-6)
+                                     for a, b in zip(frames, frames[1:], strict=False)), frames
+    assert 100 - 1000 / fps <= seen["timer"] <= 100 + 1e-6, seen["timer"]
