@@ -3,6 +3,7 @@ page memory bounded by the container, and no Chromium on the host during `agentb
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -56,89 +57,97 @@ def _statuses(results) -> dict[str, str]:
     return {r.id: r.status for r in results}
 
 
+#: What a check of a task the checker has no probes for runs: the load check and the page's errors
+#: (a page judged in a few seconds, where a full flappy check takes twenty).
+ONLY_LOAD = "no-such-task"
+
+
+@pytest.fixture(scope="module")
+def checker(docker_client, checker_image):
+    """One checker container for the tests that use one directly (each starts in ~10 s on 2 cores).
+
+    A test that kills it or whose page takes it down leaves the replacing to ``check``, as a run
+    does; ``started`` counts the containers it has started."""
+    shared = CheckerContainer(docker_client, memory="1g")
+    yield shared
+    asyncio.run(shared.close())
+    assert shared.container is None
+
+
 @pytest.mark.docker
 async def test_one_locked_down_container_checks_many_artefacts_and_is_replaced_when_it_dies(
-        tmp_path: Path, docker_client, checker_image) -> None:
-    checker = CheckerContainer(docker_client, memory="1g")
-    try:
-        await checker.start()
-        attrs = checker.container.attrs
-        host = attrs["HostConfig"]
-        assert host["NetworkMode"] == "none" and attrs["Config"]["User"] == f"{CHECKER_UID}:{CHECKER_UID}"
-        assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
-        assert host["ReadonlyRootfs"] is True and host["Memory"] == 2**30 == host["MemorySwap"]
-        assert host["PidsLimit"] > 0 and host["NanoCpus"] > 0 and set(host["Tmpfs"]) == {"/tmp", "/home/checker"}
-        assert checker.container.image.tags == [checker_image]
+        tmp_path: Path, checker: CheckerContainer, checker_image) -> None:
+    await checker.start()
+    started = checker.started
+    attrs = checker.container.attrs
+    host = attrs["HostConfig"]
+    assert host["NetworkMode"] == "none" and attrs["Config"]["User"] == f"{CHECKER_UID}:{CHECKER_UID}"
+    assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
+    assert host["ReadonlyRootfs"] is True and host["Memory"] == 2**30 == host["MemorySwap"]
+    assert host["PidsLimit"] > 0 and host["NanoCpus"] > 0 and set(host["Tmpfs"]) == {"/tmp", "/home/checker"}
+    assert checker.container.image.tags == [checker_image]
 
-        rushed = await checker.check("flappy", DEMO / "rushed" / "flappy", tmp_path / "a" / "evidence")
-        careful = await checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "b" / "evidence")
-        assert _statuses(rushed)["refresh-rate"] == "fail" and _statuses(careful)["refresh-rate"] == "pass"
-        assert set(_statuses(careful).values()) == {"pass"}
-        shot = next(e for r in careful if r.id == "load" for e in r.evidence if e.kind == "file")
-        assert (tmp_path / "b" / shot.path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        assert checker.started == 1  # one warm container served both
+    rushed = await checker.check("flappy", DEMO / "rushed" / "flappy", tmp_path / "a" / "evidence")
+    careful = await checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "b" / "evidence")
+    assert _statuses(rushed)["refresh-rate"] == "fail" and _statuses(careful)["refresh-rate"] == "pass"
+    assert set(_statuses(careful).values()) == {"pass"}
+    shot = next(e for r in careful if r.id == "load" for e in r.evidence if e.kind == "file")
+    assert (tmp_path / "b" / shot.path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert checker.started == started  # one warm container served both
 
-        # Chromium runs as its own uid in there, the worker as the checker's (no host account has
-        # either), and the root is read-only.
-        def uids_of(start: str) -> str:  # the Uid lines of processes whose command line starts so
-            script = (f"for d in /proc/[0-9]*; do tr '\\0' ' ' < $d/cmdline 2>/dev/null | grep -q '^{start}' "
-                      "&& grep Uid $d/status; done; touch /x")
-            return checker.container.exec_run(["sh", "-c", script]).output.decode()
+    # Chromium runs as its own uid in there, the worker as the checker's (no host account has
+    # either), and the root is read-only.
+    def uids_of(start: str) -> str:  # the Uid lines of processes whose command line starts so
+        script = (f"for d in /proc/[0-9]*; do tr '\\0' ' ' < $d/cmdline 2>/dev/null | grep -q '^{start}' "
+                  "&& grep Uid $d/status; done; touch /x")
+        return checker.container.exec_run(["sh", "-c", script]).output.decode()
 
-        chromium = uids_of("/usr/lib/chromium/chromium-headless-shell ")  # the browser, renderers, GPU...
-        assert f"Uid:\t{CHROMIUM_UID}\t{CHROMIUM_UID}" in chromium and f"{CHECKER_UID}" not in chromium
-        assert "Read-only file system" in chromium
-        assert f"Uid:\t{CHECKER_UID}\t{CHECKER_UID}" in uids_of("python3 -m agentbench.checks.browser._worker")
-        # What a compromised renderer (Chromium's uid) would do to forge an answer: open the
-        # worker's pipes through /proc. It cannot; the worker's own uid can (the control).
-        find = ("for d in /proc/[0-9]*; do tr '\\0' ' ' < $d/cmdline 2>/dev/null | "
-                "grep -q '^python3 -m agentbench.checks.browser._worker' && p=$d; done; ")
-        for uid, allowed in ((CHROMIUM_UID, False), (CHECKER_UID, True)):
-            tried = checker.container.exec_run(
-                ["sh", "-c", find + "ls $p/fd >/dev/null 2>&1 && for f in $p/fd/*; do : >> $f && echo wrote; done; "
-                                    "echo done"], user=f"{uid}:{uid}")
-            assert ("wrote" in tried.output.decode()) is allowed, (uid, tried.output)
-        assert _statuses(await checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "c" / "evidence"))
+    chromium = uids_of("/usr/lib/chromium/chromium-headless-shell ")  # the browser, renderers, GPU...
+    assert f"Uid:\t{CHROMIUM_UID}\t{CHROMIUM_UID}" in chromium and f"{CHECKER_UID}" not in chromium
+    assert "Read-only file system" in chromium
+    assert f"Uid:\t{CHECKER_UID}\t{CHECKER_UID}" in uids_of("python3 -m agentbench.checks.browser._worker")
+    # What a compromised renderer (Chromium's uid) would do to forge an answer: open the
+    # worker's pipes through /proc. It cannot; the worker's own uid can (the control).
+    find = ("for d in /proc/[0-9]*; do tr '\\0' ' ' < $d/cmdline 2>/dev/null | "
+            "grep -q '^python3 -m agentbench.checks.browser._worker' && p=$d; done; ")
+    for uid, allowed in ((CHROMIUM_UID, False), (CHECKER_UID, True)):
+        tried = checker.container.exec_run(
+            ["sh", "-c", find + "ls $p/fd >/dev/null 2>&1 && for f in $p/fd/*; do : >> $f && echo wrote; done; "
+                                "echo done"], user=f"{uid}:{uid}")
+        assert ("wrote" in tried.output.decode()) is allowed, (uid, tried.output)
+    # The worker still answers after the control's writes to its pipes.
+    poked = await checker.check(ONLY_LOAD, DEMO / "careful" / "flappy", tmp_path / "p" / "evidence")
+    assert _statuses(poked) == {"load": "pass", "runtime-errors": "pass"} and checker.started == started
 
-        checker.container.kill()
-        again = await checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "c" / "evidence")
-        assert _statuses(again) == _statuses(careful) and checker.started == 2
-    finally:
-        await checker.close()
-    assert checker.container is None
+    checker.container.kill()
+    again = await checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "c" / "evidence")
+    assert _statuses(again) == _statuses(careful) and checker.started == started + 1
 
 
 @pytest.mark.docker
 async def test_a_page_that_allocates_without_bound_is_stopped_by_the_container(
-        tmp_path: Path, docker_client, checker_image) -> None:
-    """64 MB ArrayBuffers per frame (outside V8's heap limit): the container's memory limit ends it."""
-    checker = CheckerContainer(docker_client, memory="1g")
-    try:
-        started = time.monotonic()
-        results = await checker.check("flappy", FIXTURES / "membomb", tmp_path / "bomb" / "evidence")
-        assert time.monotonic() - started < 120
-        load = next(r for r in results if r.id == "load")
-        assert load.status == "fail" and ("crashed" in load.detail or "memory" in load.detail), load.detail
-        # The checker (or its replacement) goes on checking the next artefact.
-        after = await checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "ok" / "evidence")
-        assert set(_statuses(after).values()) == {"pass"}
-    finally:
-        await checker.close()
+        tmp_path: Path, checker: CheckerContainer) -> None:
+    """64 MB ArrayBuffers per frame (outside V8's heap limit): the container's memory limit (1 GiB) ends it."""
+    assert checker.memory == "1g"
+    began = time.monotonic()
+    results = await checker.check("flappy", FIXTURES / "membomb", tmp_path / "bomb" / "evidence")
+    assert time.monotonic() - began < 120
+    load = next(r for r in results if r.id == "load")
+    assert load.status == "fail" and ("crashed" in load.detail or "memory" in load.detail), load.detail
+    # The checker (or its replacement) goes on checking the next artefact: loads and judges it.
+    after = await checker.check(ONLY_LOAD, DEMO / "careful" / "flappy", tmp_path / "ok" / "evidence")
+    assert _statuses(after) == {"load": "pass", "runtime-errors": "pass"}, [r.detail for r in after]
+    shot = next(e for r in after if r.id == "load" for e in r.evidence if e.kind == "file")
+    assert (tmp_path / "ok" / shot.path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.docker
 async def test_artefacts_checked_at_once_do_not_see_each_others_page_errors(
-        tmp_path: Path, docker_client, checker_image) -> None:
+        tmp_path: Path, checker: CheckerContainer) -> None:
     """A run's cells ask at once; the rushed converter's TypeErrors must stay its own."""
-    import asyncio
-
-    checker = CheckerContainer(docker_client)
-    try:
-        rushed, careful = await asyncio.gather(
-            checker.check("converter", DEMO / "rushed" / "converter", tmp_path / "r" / "evidence"),
-            checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "c" / "evidence"))
-    finally:
-        await checker.close()
+    rushed, careful = await asyncio.gather(
+        checker.check("converter", DEMO / "rushed" / "converter", tmp_path / "r" / "evidence"),
+        checker.check("flappy", DEMO / "careful" / "flappy", tmp_path / "c" / "evidence"))
     assert _statuses(rushed)["runtime-errors"] == "fail"
     assert _statuses(careful)["runtime-errors"] == "pass", [r.detail for r in careful]
 
