@@ -9,13 +9,16 @@ When pixels cannot decide (balls spawned per frame while the button is held come
 numbers at each rate, random colours per frame), the check compares what a person sees: how fast
 the balls move. Both rates play the same input with the bodies logged; the balls' mean speed in
 px per virtual second is about the same when motion follows time, and about 4x at 240 Hz when it
-follows frames.
+follows frames. Both speeds are read from the pixel runs' bodies where those runs (played on)
+reached the speed window's end: the same input from load at the same rate, logged on the same
+frames, so a run of its own is played only where a pixel run was cut short (``_logged_speed``).
 
 Damping taken once per frame (a floor's grip on rolling balls) shows only once the balls roll,
 after the 2 s the 240 Hz pixel run lasts. So each pixel run is played on, bodies only, to ``LATE``
 while its balls still move, and how much the balls move after ``T240`` is compared between the
 rates (``_by_late_motion``), and how fast rolling balls slow down at like speeds (``_by_rolling``):
-balls that stop rolling several times sooner at 240 Hz fail.
+balls that stop rolling several times sooner at 240 Hz fail. Nothing reads that for a page whose
+spawned balls' speed already fails it: its play-on stops there, and the check's data says so.
 
 A run cut by the harness's time limit on a busy machine (``_cut``: a pixel run in play, a speed
 run) makes the check ``error``, as does a spawn search that was cut: what it did not show is no
@@ -47,6 +50,9 @@ SPAN = 2.0  # virtual s of motion compared, from the end of the input
 BODIES_KEY = "ball-refresh-bodies"  # ctx.shared: fps -> the bodies logged in that pixel run
 SESSIONS_KEY = "ball-refresh-sessions"  # ctx.shared: the pixel runs' sessions (to see one cut by the limit)
 PLAYED_ON_KEY = "ball-refresh-played-on"  # ctx.shared: the sessions whose pixel run was over and played on
+REACHED_KEY = "ball-refresh-reached"  # ctx.shared: fps -> the virtual ms its pixel run's bodies are logged to
+SPAWN_KEY = "ball-refresh-spawn"  # ctx.shared: the spawn the pixel runs play (``ball_script``)
+PLAY_ON_KEY = "ball-refresh-play-on"  # ctx.shared: where and why a play-on stopped once the speed told
 LATE = 6.0         # virtual s the pixel runs' bodies are logged to, while the balls still move (``late_motion``)
 LATE_CHUNK = 1.0   # virtual s played at a time there
 LATE_STILL_S = 1.0  # every ball still this long: the run is not played on further
@@ -62,6 +68,7 @@ ROLL_MIN_LOSS = 0.3  # share of their speed per virtual s rolling balls must los
 def _observer(ctx: ProbeContext) -> Observe:
     logs: dict[int, list] = ctx.shared.setdefault(BODIES_KEY, {})  # type: ignore[assignment]
     sessions: list[PageSession] = ctx.shared.setdefault(SESSIONS_KEY, [])  # type: ignore[assignment]
+    reached: dict[int, float] = ctx.shared.setdefault(REACHED_KEY, {})  # type: ignore[assignment]
 
     played_on: list[PageSession] = ctx.shared.setdefault(PLAYED_ON_KEY, [])  # type: ignore[assignment]
 
@@ -70,56 +77,106 @@ def _observer(ctx: ProbeContext) -> Observe:
         await session.track_bodies(EVERY)  # as many frames apart at both rates
 
     async def finish(session: PageSession, fps: int) -> None:
-        log = (await session.bodies())[0]
+        log = logs[fps] = (await session.bodies())[0]  # grows in place as it is played on
+        reached[fps] = session.now_ms
         played_on.append(session)  # what happens from here on is no part of the pixel run
-        logs[fps] = log + await _play_on(session, log)
+        await _play_on(ctx, session, log)
 
     return Observe(start, finish)
 
 
-async def _play_on(session: PageSession, log: list) -> list:
-    """The bodies logged as the run is played on to ``LATE`` virtual s, while any ball still moves.
+async def _play_on(ctx: ProbeContext, session: PageSession, log: list) -> None:
+    """Log the bodies (into ``log``) as the run is played on to ``LATE`` virtual s, while any ball still moves.
 
     Bodies only, no pixels: cheap. Stops where the balls have been still for ``LATE_STILL_S``, or
     where the page breaks or the run is cut by the time limit (what was logged so far is kept).
+    Balls that came from input are played on at least to the end of their speed window (the speed
+    runs read this log there, ``_logged_speed``), and no further once their speed at both rates
+    fails the page: nothing reads the late motion of a page that fails (``_by_late_motion``); the
+    check's data says where and why (``PLAY_ON_KEY``).
     """
-    got: list = []
+    reached: dict[int, float] = ctx.shared.setdefault(REACHED_KEY, {})  # type: ignore[assignment]
+    spawn = ctx.shared.get(SPAWN_KEY)
+    speed_end = (spawn.t0 + SPAN) * 1000 if isinstance(spawn, Spawn) and spawn.name is not None else 0.0
     while session.now_ms < LATE * 1000 - 1e-6 and not session.broken:
-        seen = log + got
-        if seen and at_rest([(t, b) for t, b, _ in seen], seen[-1][0] - LATE_STILL_S * 1000):
+        if log and session.now_ms >= speed_end - 1e-6 and at_rest([(t, b) for t, b, _ in log],
+                                                                   log[-1][0] - LATE_STILL_S * 1000):
+            break
+        if speed_end and (told := _speed_told(ctx, spawn)):  # type: ignore[arg-type]
+            ctx.shared[PLAY_ON_KEY] = {"stopped_s": round(session.now_ms / 1000, 2), "fps": session.fps,
+                                       "why": told}
             break
         try:
             await session.advance(min(LATE_CHUNK, LATE - session.now_ms / 1000))
-            got += (await session.bodies())[0]
+            log += (await session.bodies())[0]
+            reached[session.fps] = session.now_ms
         except PageBroken:
             break
-    return got
 
 
 async def ball_script(ctx: ProbeContext) -> tuple[list[InputStep], str] | None:
     ctx.shared[OBSERVE_KEY] = _observer(ctx)
-    spawn = await shared_spawn(ctx)
+    spawn = ctx.shared[SPAWN_KEY] = await shared_spawn(ctx)
     if spawn is None or spawn.name is None:
         return None
     return [InputStep(s.t, s.action) for s in spawn.steps], f"(after {spawn.name})"
 
 
+def _median_speed(log: list, spawn: Spawn) -> float | None:
+    """The balls' median speed (px per virtual s) in the speed window, from a run's bodies."""
+    size = next((s for _, _, s in reversed(log) if s), None) or (800, 600)
+    got = speeds(balls(follow([(t, b) for t, b, _ in log], size)), spawn.t0 * 1000 - 100, (spawn.t0 + SPAN) * 1000)
+    return statistics.median(got) if got else None
+
+
+def _logged_speed(ctx: ProbeContext, fps: int, spawn: Spawn) -> tuple[bool, float | None]:
+    """The speed at ``fps`` from the pixel run's bodies, if that run (played on) reached the speed window's end.
+
+    The pixel run plays the same input from load at the same rate as a speed run would, its bodies
+    logged on the same frames: up to the window's end its log is the speed run's, frame for frame
+    (the virtual clock), so no second run is played. (False, None) when the log stops short.
+    """
+    logs = ctx.shared.get(BODIES_KEY)
+    reached = ctx.shared.get(REACHED_KEY)
+    end = (spawn.t0 + SPAN) * 1000
+    if not isinstance(logs, dict) or not isinstance(reached, dict) or fps not in logs or \
+            reached.get(fps, 0.0) < end - 1e-6:
+        return False, None
+    return True, _median_speed([e for e in logs[fps] if e[0] <= end + 1e-6], spawn)
+
+
+def _speed_told(ctx: ProbeContext, spawn: Spawn) -> str | None:
+    """Why the balls' speed at both rates already fails the page (see ``_decide``), from the pixel runs' logs."""
+    got = [_logged_speed(ctx, fps, spawn) for fps in (60, 240)]
+    (ok60, v60), (ok240, v240) = got
+    if not ok60 or not ok240 or not v60 or not v240:
+        return None
+    ratio = v240 / v60
+    if ratio >= FAIL_RATIO or ratio <= 1 / FAIL_RATIO:
+        return (f"the balls' speed at 60 / 240 Hz ({v60:.0f} / {v240:.0f} px/s) fails the page: "
+                "what they do later is not read")
+    return None
+
+
 async def _speed(ctx: ProbeContext, fps: int, spawn: Spawn) -> float | None:
     """The balls' median speed at ``fps`` (None when not measured).
 
-    A run cut by the harness's step limit is played again with ``REPLAY_LIMIT_S`` per step and
+    Read from the pixel run's bodies where that run reached the window's end (``_logged_speed``),
+    else from a speed run of its own. A run cut by the harness's step limit is played again with
+    ``REPLAY_LIMIT_S`` per step and
     measured there: on the virtual clock it is the same run frame for frame (a heavy page at 240 Hz
     can take over 5 s of real time for a step in a container that is not busy at all). A page that
     hangs is cut again: no speed, as it always was.
     """
+    logged, v = _logged_speed(ctx, fps, spawn)
+    if logged:
+        return v
     log, run = await _speed_run(ctx, fps, spawn, None)
     if log is None and run.session.hung:
         log, run = await _speed_run(ctx, fps, spawn, REPLAY_LIMIT_S)
     if log is None:
         return None  # the page broke (or hangs there): no speed, as it always was
-    size = next((s for _, _, s in reversed(log) if s), None) or (800, 600)
-    got = speeds(balls(follow([(t, b) for t, b, _ in log], size)), spawn.t0 * 1000 - 100, (spawn.t0 + SPAN) * 1000)
-    return statistics.median(got) if got else None
+    return _median_speed(log, spawn)
 
 
 async def _speed_run(ctx: ProbeContext, fps: int, spawn: Spawn, step_timeout_s: float | None
@@ -366,7 +423,10 @@ async def _decide(ctx: ProbeContext, spawn: Spawn | None, result: CheckResult) -
     if spawn is None or (result.status in ("pass", "fail", "skip") and spawn.name is None):
         return result
     v60, v240 = await speed_ratio(ctx, spawn)
-    data = {**result.data, "speed_60hz": v60, "speed_240hz": v240}
+    data = {**result.data, "speed_60hz": v60, "speed_240hz": v240,
+            "speed_from": {str(f): "pixel run" if _logged_speed(ctx, f, spawn)[0] else "speed run" for f in (60, 240)}}
+    if isinstance(stopped := ctx.shared.get(PLAY_ON_KEY), dict):
+        data["play_on_stopped"] = stopped
     if (not v60 or not v240) and result.status in ("pass", "fail", "skip"):
         return result
     if not v60 or not v240:

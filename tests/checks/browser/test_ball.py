@@ -484,6 +484,14 @@ async def test_a_speed_run_cut_by_the_time_limit_is_measured_again(runs: GameRun
     from agentbench.checks.browser._play import Run
 
     cut: list[int] = []
+    play_on = _refresh._play_on
+
+    async def play_on_cut(ctx, session, log):  # the 240 Hz pixel run cut as it plays on: its bodies stop
+        if session.fps == 240:                 # short of the speed window, so a speed run of its own measures
+            session.step_timeout_s = 0.0
+        return await play_on(ctx, session, log)
+
+    monkeypatch.setattr(_refresh, "_play_on", play_on_cut)
 
     class RunCut(Run):
         @classmethod
@@ -500,6 +508,39 @@ async def test_a_speed_run_cut_by_the_time_limit_is_measured_again(runs: GameRun
     assert cut, "no 240 Hz speed run was opened"
     assert result.status == REFRESH[name], explain(result)
     assert result.data.get("speed_240hz"), explain(result)
+
+
+@pytest.mark.parametrize("name", ["click_to_drop.html", "hold_spawn_framelocked.html"])
+async def test_the_speed_of_spawned_balls_is_read_from_the_pixel_runs(runs: GameRuns, name: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: two speed runs of their own replayed the spawn at 60 and 240 Hz (the corpus's
+    # press-to-spawn page: 240 Hz runs of seconds per step, played twice). The pixel runs play the
+    # same input from load at the same rates with the bodies logged on the same frames, so they are
+    # read there; a page whose speed fails it is not played on past its speed window.
+    from agentbench.checks.ball import _refresh
+    from agentbench.checks.browser._play import Run
+
+    opened: list[int] = []
+
+    class RunSeen(Run):
+        @classmethod
+        async def open(cls, ctx, *, fps=60, every=0.05, capture_width=160, step_timeout_s=None):
+            opened.append(fps)
+            return await Run.open(ctx, fps=fps, every=every, capture_width=capture_width,
+                                  step_timeout_s=step_timeout_s)
+
+    monkeypatch.setattr(_refresh, "Run", RunSeen)
+    fresh = GameRuns(runs.harness, "ball", runs.root / f"speed-logged-{name}")
+    result = await fresh.refresh(name)
+    assert result.status == REFRESH[name], explain(result)
+    assert not opened, f"speed runs opened at {opened} Hz"
+    assert result.data["speed_from"] == {"60": "pixel run", "240": "pixel run"}, explain(result)
+    assert result.data["speed_60hz"] and result.data["speed_240hz"], explain(result)
+    stopped = result.data.get("play_on_stopped")
+    if REFRESH[name] == "fail":  # told by the speed at both rates: nothing reads the balls' later motion
+        assert stopped and stopped["stopped_s"] < 4.0 and "fails the page" in stopped["why"], explain(result)
+    else:
+        assert stopped is None and result.data["late_window"] == [2.0, 6.0], explain(result)
 
 HANGS_AT_3S = """<!doctype html><canvas id="c" width="400" height="300"></canvas><script>
 const g = document.getElementById('c').getContext('2d');
