@@ -168,6 +168,8 @@ async def test_a_small_page_that_hangs_at_load_is_still_a_fail(harness: BrowserH
     folder = tmp_path / "loop"
     folder.mkdir()
     (folder / "index.html").write_text("<p>x</p><script>while (true) {}</script>")
-    checks = await run_browser_checks_async("ball", folder, tmp_path / "evidence", harness=harness)
+    with short_step_limits(step_s=1.0, replay_s=3.0):  # it loops for ever: cut under any limit
+        checks = await run_browser_checks_async("ball", folder, tmp_path / "evidence", harness=harness)
     load = next(c for c in checks if c.id == "load")
     assert load.status == "fail" and "infinite loop" in load.detail
+    assert "within 3 s" in load.detail and "loaded again" in load.data["replayed"], load
