@@ -52,6 +52,7 @@ SESSIONS_KEY = "ball-refresh-sessions"  # ctx.shared: the pixel runs' sessions (
 PLAYED_ON_KEY = "ball-refresh-played-on"  # ctx.shared: the sessions whose pixel run was over and played on
 REACHED_KEY = "ball-refresh-reached"  # ctx.shared: fps -> the virtual ms its pixel run's bodies are logged to
 SPAWN_KEY = "ball-refresh-spawn"  # ctx.shared: the spawn the pixel runs play (``ball_script``)
+LOGGED_SPEED_KEY = "ball-refresh-logged-speed"  # ctx.shared: fps -> the speed read from its pixel run's bodies
 PLAY_ON_KEY = "ball-refresh-play-on"  # ctx.shared: where and why a play-on stopped once the speed told
 LATE = 6.0         # virtual s the pixel runs' bodies are logged to, while the balls still move (``late_motion``)
 LATE_CHUNK = 1.0   # virtual s played at a time there
@@ -142,7 +143,10 @@ def _logged_speed(ctx: ProbeContext, fps: int, spawn: Spawn) -> tuple[bool, floa
     if not isinstance(logs, dict) or not isinstance(reached, dict) or fps not in logs or \
             reached.get(fps, 0.0) < end - 1e-6:
         return False, None
-    return True, _median_speed([e for e in logs[fps] if e[0] <= end + 1e-6], spawn)
+    known: dict[int, float | None] = ctx.shared.setdefault(LOGGED_SPEED_KEY, {})  # type: ignore[assignment]
+    if fps not in known:  # fixed once the log reaches the window's end: read once
+        known[fps] = _median_speed([e for e in logs[fps] if e[0] <= end + 1e-6], spawn)
+    return True, known[fps]
 
 
 def _speed_told(ctx: ProbeContext, spawn: Spawn) -> str | None:
