@@ -123,8 +123,9 @@ def blobs(mask: bytearray | bytes, width: int, height: int, min_size: int = 1) -
     """8-connected components of a 0/1 mask, largest first."""
     seen = bytearray(len(mask))
     found: list[Blob] = []
-    for start in range(len(mask)):
-        if not mask[start] or seen[start]:
+    start = -1
+    while (start := mask.find(1, start + 1)) >= 0:  # the next set pixel, found at C speed
+        if seen[start]:
             continue
         seen[start] = 1
         stack = [start]

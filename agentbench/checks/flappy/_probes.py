@@ -33,9 +33,9 @@ from ..browser._registry import LoadRun, ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
 from ._over import Over, frozen_for, restart, watch_over
 from ._score import score_check, score_texts
-from ._top import PipeRun, through_pipe
+from ._top import Learnt, PipeRun, learn, through_pipe
 
-__all__ = ["CHECK_IDS", "FLAP_SCRIPT", "LOAD_RUN", "flappy_probes", "locate_shift"]
+__all__ = ["CHECK_IDS", "FLAP_RUNS_KEY", "FLAP_SCRIPT", "LOAD_RUN", "TAPS", "flappy_probes", "locate_shift"]
 
 CHECK_IDS = ("flap-input", "game-over", "restart", "score")
 COMPARED = ("flap-input", "game-over", "restart")  # the checks that compare runs (score reads drawn text)
@@ -51,6 +51,18 @@ FLAP_INPUTS = [("Space", "press:Space"), ("a click", "click:0.5,0.5")]
 FLAP_SCRIPT = [InputStep(START_AT, "press:Space")] + [InputStep(1.0 + 0.45 * k, "press:Space") for k in range(40)]
 _log = structlog.get_logger(__name__)
 LOAD_RUN = LoadRun(every=CAP)  # the probes start from the load check's run (find_start)
+# ctx.shared: (the no-input run B, {flap action: its flap run}) once flap-input has judged them, or None;
+# refresh-rate reads a flap's rise at 60 Hz from them (``_refresh.flap_rise``) instead of playing them again.
+FLAP_RUNS_KEY = "flappy-flap-runs"
+
+
+def _offer_flap_runs(ctx: ProbeContext, got: tuple[Run, dict[str, Run]] | None) -> None:
+    """Hand B and the flap runs on to refresh-rate, once. Runs cut or broken are not handed on (a replay of
+    the probes may offer its own); None, once the probes are done, tells refresh-rate to play its own."""
+    fut = ctx.shared_future(FLAP_RUNS_KEY)
+    if fut.done() or (got is not None and any(r.broken or r.session.hung for r in (got[0], *got[1].values()))):
+        return
+    fut.set_result(got)
 
 
 def locate_shift(base: Image, other: Image, *, later: tuple[Image, Image] | None = None,
@@ -310,6 +322,13 @@ async def flappy_probes(ctx: ProbeContext) -> list[CheckResult]:
     """
     started = time.monotonic()
     ctx.shared["flappy-probes"] = True  # refresh-rate leaves the start's base run to us (see _flappy_refresh)
+    try:
+        return await _play_probes(ctx, started)
+    finally:
+        _offer_flap_runs(ctx, None)  # nothing offered (the page broke, a probe raised): refresh-rate plays its own
+
+
+async def _play_probes(ctx: ProbeContext, started: float) -> list[CheckResult]:
     start = await shared_start(ctx)
     if start is None:
         why = "the game could not be played (the page broke while trying to start it)"
@@ -349,25 +368,31 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
         runs.append(flap)
         status, detail, data = judge_flap("Space", base, flap, t0 + TAPS[0])
         flap_name = "Space"
+        flaps = {FLAP_INPUTS[0][1]: flap}
         if status != "pass":
             texts.add(await score_texts(flap, t0))
             await flap.close()
             click = await _flap_run(ctx, start, FLAP_INPUTS[1][1], over)
             runs.append(click)
+            flaps[FLAP_INPUTS[1][1]] = click
             s2, d2, data2 = judge_flap("a click", base, click, t0 + TAPS[0])
             if s2 == "pass":
                 status, detail, data, flap_name, flap = s2, f"{d2} ({detail})", data2, "a click", click
             else:
                 detail = f"{detail}; {d2}"
+        _offer_flap_runs(ctx, (base, flaps))  # their frames to the first tap's hop are kept as they are
         pipe: PipeRun | None = None
         first, played = None, flap  # the run the pipe was tried in
         tried: list[PipeRun] = []
+        learnt: Learnt | None = None
         if status == "pass" and over.at is not None and not flap.broken:
             # Play ended and was shown: a person who doubts the top pipe keeps the bird high as one arrives.
             first = next((i for i, d in diverged(flap, base, t0 + TAPS[0], t0 + TAPS[0] + 1.5) if d), None)
             if first is not None:
-                pipe = await through_pipe(base, flap, first, t0, min(over.at, over.still_at or over.at) - 0.1,
-                                          dict(FLAP_INPUTS)[flap_name])
+                played_until = min(over.at, over.still_at or over.at) - 0.1
+                learnt = learn(base, flap, first, t0, played_until)
+                pipe = await through_pipe(base, flap, first, t0, played_until, dict(FLAP_INPUTS)[flap_name],
+                                          learnt=learnt)
                 tried.append(pipe)
         ready: str | None = None
         if over.at is None and over.reloaded_at is None and over.still_at is None and status == "pass":
@@ -382,9 +407,9 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
             # ... and one who doubts the bottom pipe keeps it low: the same flap run, played again.
             low = await _flap_run(ctx, start, dict(FLAP_INPUTS)[flap_name], over)
             runs.append(low)
-            if not low.broken:
+            if not low.broken:  # a replay of the flap run: the bird and the empty scene learnt from it hold
                 bottom = await through_pipe(base, low, first, t0, min(over.at, over.still_at or over.at) - 0.1,
-                                            dict(FLAP_INPUTS)[flap_name], rested_by=over.at + 0.5)
+                                            dict(FLAP_INPUTS)[flap_name], rested_by=over.at + 0.5, learnt=learnt)
                 tried.append(bottom)
                 pipe, played = (bottom, low) if bottom.went_on else (pipe, played)
             await low.close()

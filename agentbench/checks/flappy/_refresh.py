@@ -12,12 +12,15 @@ frames; the fit over the whole screen passes it. So a pass is looked at again wh
 looks: the pipes (``more_pipes``: at the same moment, the top of the game covered by far more
 at one rate than at the other, as pipes spawned every N frames come four times as often at
 240 Hz) and the flap (``flap_rise``: one flap after the start, against the run without it, at
-both rates: a lift applied for N frames lifts the bird a quarter as far at 240 Hz).
+both rates: a lift applied for N frames lifts the bird a quarter as far at 240 Hz). At 60 Hz the
+game probes already played both runs (B and the flap run, first tap at the same time): their
+captures up to the second tap are read; only the 240 Hz pair is played here.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 
 from .._model import CheckResult, Evidence
 from ..browser._imaging import Image, diff_mask
@@ -27,7 +30,7 @@ from ..browser._refresh import RUNS_KEY, InputStep, Rerun, Runs
 from ..browser._registry import ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
 from ._over import HINT_S, over_since
-from ._probes import FLAP_INPUTS, locate_shift
+from ._probes import FLAP_INPUTS, FLAP_RUNS_KEY, TAPS, locate_shift
 
 __all__ = ["adapt_refresh", "crash_time", "flap_rise", "flappy_script", "more_pipes", "top_columns"]
 
@@ -39,8 +42,8 @@ PIPE_BAND = 0.15      # the top share of the game's rows, where its top pipes ha
 PIPE_MORE = 0.25      # more of the top's width covered at one rate than at the other: more than a pipe's width
 PIPE_LASTS = 0.2      # ... for this long (virtual s): a screen full of pipes, not a pipe's early arrival
 SCREEN_OVER = 0.9     # the whole top changed (a panel or a dimmed screen over the game): no pipes to count
-LIFT_AFTER = 0.25     # the measured flap, virtual s after the start
-LIFT_WATCH = 0.8      # its rise is watched this long
+LIFT_AFTER = TAPS[0]  # the measured flap, virtual s after the start: the game probes' first tap ...
+LIFT_WATCH = TAPS[1] - TAPS[0]  # ... its rise watched until their second (the captures before it)
 LIFT_SEEN = 0.025     # rises differing by this share of the game's height are seen (about a bird's size)
 HOP_TOP_ROWS = 1.0    # a bird this many capture rows below its highest point so far is falling again
 
@@ -91,7 +94,7 @@ def top_columns(img: Image, ref: Image) -> list[bool]:
     """
     w, h = img.width, img.height
     rows = max(2, round(h * PIPE_BAND))
-    mask = diff_mask(img, ref, 60)
+    mask = diff_mask(img.crop_rows(0, rows), ref.crop_rows(0, rows), 60)  # the band only
     return [sum(mask[y * w + x] for y in range(rows)) * 2 >= rows for x in range(w)]
 
 
@@ -157,7 +160,8 @@ def _rise(base: Run, flap: Run, tap: float) -> float | None:
     """
     rows: list[float] = []
     height = 0
-    for i in range(flap.index(tap), flap.index(tap + LIFT_WATCH) + 1):
+    last = math.floor((tap + LIFT_WATCH) / flap.every + 1e-6)  # the capture at or before the next tap
+    for i in range(flap.index(tap), last + 1):
         fa, fb = base.frames.get(i), flap.frames.get(i)
         if fa is None or fb is None or (fa.width, fa.height) != (fb.width, fb.height):
             continue
@@ -175,9 +179,22 @@ def _rise(base: Run, flap: Run, tap: float) -> float | None:
     return max(0.0, rows[0] - min(rows)) / height
 
 
-async def _flap_once(ctx: ProbeContext, start: Start, fps: int, action: str) -> float | None:
-    """The rise of one flap ``action`` at ``fps`` (see ``_rise``); runs one after the other, each closed."""
+async def _probe_runs(ctx: ProbeContext) -> tuple[Run, dict[str, Run]] | None:
+    """The game probes' no-input run and flap runs (60 Hz, first tap at ``LIFT_AFTER``), when they play in
+    this check run and could hand them on; else None."""
+    if PROBES_KEY not in ctx.shared:
+        return None
+    got = await asyncio.shield(ctx.shared_future(FLAP_RUNS_KEY))
+    return got if isinstance(got, tuple) else None  # type: ignore[return-value]
+
+
+async def _flap_once(ctx: ProbeContext, start: Start, fps: int, action: str,
+                     given: tuple[Run, dict[str, Run]] | None = None) -> float | None:
+    """The rise of one flap ``action`` at ``fps`` (see ``_rise``): read from ``given`` (the game probes'
+    runs, 60 Hz) where they hold it, else from two runs played one after the other, each closed."""
     tap = start.t0 + LIFT_AFTER
+    if fps == 60 and given is not None and action in given[1]:
+        return _rise(given[0], given[1][action], tap)
     base = flap = None
     try:
         base = await start.replay(ctx, [], tap + LIFT_WATCH, fps=fps)
@@ -197,9 +214,10 @@ async def flap_rise(ctx: ProbeContext, start: Start) -> tuple[str, float, float]
     Space first, then a click (the flap-input probe's order): the first that lifts the bird a seen
     amount at 60 Hz is measured at 240 Hz too (else the first that changed anything).
     """
+    given = await _probe_runs(ctx)
     tried: tuple[str, str, float] | None = None
     for name, action in FLAP_INPUTS:
-        r60 = await _flap_once(ctx, start, 60, action)
+        r60 = await _flap_once(ctx, start, 60, action, given)
         if r60 is None:
             continue
         tried = tried or (name, action, r60)

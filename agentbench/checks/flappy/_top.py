@@ -39,7 +39,7 @@ from ..browser._perception import SEEN_PX, SEEN_S
 from ..browser._play import CAP, Run, differs
 from ._over import over_since
 
-__all__ = ["Bird", "PipeRun", "learn_bird", "pipe_run", "through_pipe"]
+__all__ = ["Bird", "Learnt", "PipeRun", "learn_bird", "pipe_run", "through_pipe"]
 
 TARGET = 0.25      # the bird's centre is kept at about this share of the play area's height from the top
 TAP_GAP = 0.2      # s between two taps at least (a press is held HOLD s)
@@ -226,6 +226,8 @@ def _look(sc: _Scene, bird: Bird, img: Image, side: _Side = TOP,
     foreign = bytearray(bw * sc.height)
     birdy = bytearray(bw * sc.height)
     colours = bird.colours
+    far: dict[bytes, bool] = {}   # (pixel, usual colour) -> another thing: the same few pairs recur
+    kin: dict[bytes, bool] = {}   # pixel -> one of the bird's colours
     for y in range(sc.height):
         seg, ref, bad = sc.row(img, y), sc.rows[y], sc.unstable[y]
         if seg == ref and not any(bad):
@@ -233,11 +235,20 @@ def _look(sc: _Scene, bird: Bird, img: Image, side: _Side = TOP,
         o = y * bw
         for k in range(bw):
             i = 3 * k
-            p = seg[i], seg[i + 1], seg[i + 2]
-            if bad[k] or abs(p[0] - ref[i]) + abs(p[1] - ref[i + 1]) + abs(p[2] - ref[i + 2]) > FAR:
-                foreign[o + k] = 1
-                if _q(p) in colours:
-                    birdy[o + k] = 1
+            px = seg[i:i + 3]
+            if not bad[k]:
+                pair = px + ref[i:i + 3]
+                f = far.get(pair)
+                if f is None:
+                    f = far[pair] = abs(px[0] - ref[i]) + abs(px[1] - ref[i + 1]) + abs(px[2] - ref[i + 2]) > FAR
+                if not f:
+                    continue
+            foreign[o + k] = 1
+            c = kin.get(px)
+            if c is None:
+                c = kin[px] = _q((px[0], px[1], px[2])) in colours
+            if c:
+                birdy[o + k] = 1
     found = blobs(birdy, bw, sc.height, min_size=2) if any(birdy) else []
     box = None
     if found:
@@ -312,17 +323,22 @@ def _floor(sc: _Scene, bird: Bird, rest: list[Image]) -> int | None:
 
 
 async def pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list[Image], until: float,
-                   rest: list[Image] | None = None) -> PipeRun:
+                   rest: list[Image] | None = None, scenes: dict[tuple[int, int], _Scene | None] | None = None,
+                   ) -> PipeRun:
     """Keep the bird high from ``t0`` (``run`` is at the start, no input since) and watch the top pipes;
     with ``rest`` (the no-input run's captures to its end) keep it low over where that bird came to
-    rest and watch the bottom pipes."""
+    rest and watch the bottom pipes. ``scenes``: empty scenes already learnt from ``empty``, by columns."""
     out = PipeRun(side="top" if rest is None else "bottom")
     margin = max(4, bird.x1 - bird.x0 + 1)
     if not empty:
         out.why = "no captures of play to learn the empty scene from"
         return out
     w = empty[0].width
-    sc = _scene(empty, max(0, bird.x0 - margin), min(w, bird.x1 + margin + 1), )
+    cols = max(0, bird.x0 - margin), min(w, bird.x1 + margin + 1)
+    scenes = {} if scenes is None else scenes
+    if cols not in scenes:
+        scenes[cols] = _scene(empty, *cols)
+    sc = scenes[cols]
     if sc is None:
         out.why = "too few captures of play to learn the empty scene from"
         return out
@@ -453,20 +469,36 @@ async def pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list[Ima
     return out
 
 
+@dataclass
+class Learnt:
+    """What a try learnt from the no-input run and the flap run up to ``played_until``: the bird, the
+    captures of play and the empty scenes. A later try on a replay of the same flap run (the same
+    frames on the virtual clock) uses them as they are instead of learning them again."""
+
+    bird: Bird | None
+    empty: list[Image]
+    scenes: dict[tuple[int, int], _Scene | None] = field(default_factory=dict)
+
+
+def learn(base: Run, flap: Run, first: int, t0: float, played_until: float) -> Learnt:
+    return Learnt(learn_bird(base, flap, first, base.index(played_until)),
+                  [r.frames[i].image for r in (base, flap) for i in sorted(r.frames)
+                   if t0 + 0.1 <= i * r.every <= played_until])
+
+
 async def through_pipe(base: Run, flap: Run, first: int, t0: float, played_until: float, action: str,
-                       rested_by: float | None = None) -> PipeRun:
+                       rested_by: float | None = None, learnt: Learnt | None = None) -> PipeRun:
     """Play the passing flap run on, keeping its bird high (or, given ``rested_by``, low); see the
     module docstring.
 
     ``first``: the capture where the flap run first differed from the no-input run ``base``;
     ``played_until``: captures of both runs before this show play (the empty scene is learnt there);
-    ``rested_by``: the no-input bird had come to rest by then (the game's end, and a little more).
+    ``rested_by``: the no-input bird had come to rest by then (the game's end, and a little more);
+    ``learnt``: what ``learn`` gave for these runs (or for the run ``flap`` replays), else learnt here.
     """
-    bird = learn_bird(base, flap, first, base.index(played_until))
-    if bird is None:
+    learnt = learnt or learn(base, flap, first, t0, played_until)
+    if learnt.bird is None:
         return PipeRun(why="the bird could not be told from the scene", side="top" if rested_by is None else "bottom")
-    empty = [r.frames[i].image for r in (base, flap) for i in sorted(r.frames)
-             if t0 + 0.1 <= i * r.every <= played_until]
     rest = None if rested_by is None else \
         [base.frames[i].image for i in sorted(base.frames) if t0 + 0.1 <= i * base.every <= rested_by]
-    return await pipe_run(flap, t0, action, bird, empty, t0 + WATCH, rest)
+    return await pipe_run(flap, t0, action, learnt.bird, learnt.empty, t0 + WATCH, rest, learnt.scenes)
