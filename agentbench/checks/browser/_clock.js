@@ -149,6 +149,9 @@
     now: 0,                   // this document's time, ms (what timers and frames run on)
     shown: 0,                 // the latest time the page read (now, plus the work done in its task)
     anchor: -1,               // the real time of the task's first read (-1: none yet in this task)
+    carry: 0,                 // the work of earlier tasks since the clock last ran a callback (real ms)
+    lastEnd: -1,              // the real time the last of those tasks ended (-1: the chain is broken)
+    task: 0,                  // counts the tasks seen, so a late end-of-task finds its task gone
     offset: up ? up.rel() : 0,  // linked: the parent document's time at this document's time 0
     frameTime: 0,             // the time of the current animation frame (document.timeline's)
     originAbs: cfg.startAbs || 0,  // the session's time at this document's time 0
@@ -173,9 +176,14 @@
   S.originAbs -= START;
   // Time moves while the page works: within one task (a callback, a script), a read of the clock
   // adds the real time since the task's first read, once that is at least WORK_MIN_MS, coarsened
-  // to 0.1 ms as Chrome's is, and kept below the next frame's time. Only what the page reads moves:
-  // timers and frames run on `now`, so when they run never depends on the machine's speed.
-  const WORK_MIN_MS = 1, WORK_STEP_MS = 0.1;
+  // to 0.1 ms as Chrome's is, and kept below the next frame's time. Tasks the clock does not run (a
+  // message, a posted message's reply) carry their work on to the next: a task is seen from its first
+  // read or post (postMessage) to its end, and the gap to the next one seen counts too when it is
+  // shorter than GAP_MS (a message's way through the event loop; a longer one is idle, or the
+  // harness's). The carry ends when the clock runs a callback (its time is the callback's own) and
+  // whenever the harness asks the clock anything. Only what the page reads moves: timers and frames
+  // run on `now`, so when they run never depends on the machine's speed.
+  const WORK_MIN_MS = 1, WORK_STEP_MS = 0.1, GAP_MS = 1;
   const frameAbs = (n) => n * 1000 / S.fps;        // the session's time of frame n
   // The document's time of frame n (computed from the frame count, so 60 Hz frames fall on exact
   // multiples of 1000 / 60 as in a fresh document).
@@ -193,13 +201,9 @@
   // The time the page reads in this (top) document: `now` plus the work of the current task.
   function shownGet() {
     let v = S.now;
-    const real = call(N.realNow, performance);
-    if (S.anchor < 0) {
-      S.anchor = real;
-      try { call(N.queueMicrotask, window, endTask); } catch (e) { /* the next callback ends it */ }
-    } else {
-      const work = real - S.anchor;
-      if (work >= WORK_MIN_MS) v += floor(work / WORK_STEP_MS) * WORK_STEP_MS;
+    const work = S.carry + touch() - S.anchor;
+    if (work >= WORK_MIN_MS) {
+      v += floor(work / WORK_STEP_MS) * WORK_STEP_MS;
       let next = frameRel(S.frame);
       if (next <= S.now) next = frameRel(S.frame + 1);
       if (!S.synced) next = S.now + 1000 / S.fps;
@@ -208,13 +212,45 @@
     if (v > S.shown) S.shown = v;
     return S.shown;
   }
-  function endTask() { S.anchor = -1; }
+  // The page is at work now (it reads the clock, it posts a message): the real time. The first time in
+  // a task starts the task's span, ended by a microtask (the task's end: see endTask).
+  function touch() {
+    const real = call(N.realNow, performance);
+    if (S.anchor < 0) {
+      if (S.lastEnd >= 0 && real - S.lastEnd < GAP_MS) S.carry += real - S.lastEnd;
+      S.anchor = real;
+      const task = ++S.task;
+      try { call(N.queueMicrotask, window, () => { if (task === S.task) endTask(); }); } catch (e) { /* the next callback ends it */ }
+    }
+    return real;
+  }
+  function endTask() {
+    if (S.anchor < 0) return;
+    const real = call(N.realNow, performance);
+    S.carry += real - S.anchor;
+    S.lastEnd = real;
+    S.anchor = -1;
+  }
+  // The clock runs a callback (or the harness asks): what is read from here on is work from its time.
+  function newTask() { S.anchor = -1; S.carry = 0; S.lastEnd = -1; S.task++; }
   // This document's time; a linked one reads (and moves, only forward) its parent's.
   function nowGet() { return up ? up.rel() - S.offset : S.now; }
   function nowSet(v) {
     if (up) up.set(v + S.offset);
-    else if (v > S.now) S.now = v;
+    else if (v > S.now) { S.now = v; S.carry = 0; S.lastEnd = -1; }
   }
+
+  // A message posted is work seen (see touch): a chain of message tasks that never reads the clock
+  // moves it, as it does in a browser, when it is read at its end.
+  const pageTouch = () => { if (up) up.touch(); else touch(); };
+  const wrapPost = (obj, name) => {
+    const was = getDesc(obj, name);
+    if (!was || typeof was.value !== "function") return;
+    const real = was.value;
+    define(obj, name, { postMessage(message) { pageTouch(); return apply(real, this, arguments); } }.postMessage, was.enumerable);
+  };
+  if (typeof MessagePort === "function") wrapPost(MessagePort.prototype, "postMessage");
+  wrapPost(getDesc(window, "postMessage") ? window : Window.prototype, "postMessage");
 
   // ---- seeded Math.random: 53-bit values like V8's, from two mulberry32 draws ------------------------
   // The first load of a check is deterministic (both refresh-rate runs see the same game); a
@@ -304,7 +340,7 @@
   }
   function invoke(fn, self, args) {
     S.reads = 0;
-    endTask();
+    newTask();
     try { apply(fn, self, args); } catch (err) { report(err); }
   }
   function toFunction(cb) {

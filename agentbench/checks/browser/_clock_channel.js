@@ -96,7 +96,7 @@
       const ask = call(N.detail, ev);
       if (ask && typeof ask === "object" && ask.link === null) {
         ask.link = {
-          names: nativeNames, rel: nowGet, set: nowSet, date: dateNow, origin: originDate,
+          names: nativeNames, rel: nowGet, set: nowSet, date: dateNow, origin: originDate, touch: pageTouch,
           shown() { return up ? up.shown() - S.offset : shownGet(); },
           adopt(kid) { push(kids, kid); },
           // A linked clock's set-up ran inside the page's task: that real time is not the page's work.
@@ -127,6 +127,7 @@
   }
   const channel = cfg.channel, reply = cfg.channel + ":r";
   call(N.addEventListener, window, channel, (ev) => {
+    S.lastEnd = -1;  // the harness's task: no gap across it is the page's work
     let out;
     try {
       const req = parse(call(N.detail, ev));

@@ -137,7 +137,7 @@
   const ARMED = cfg.channel + ":c", ONCE = { once: true };
   const F = { phase: 0, limit: 0, ran: 0, rafs: null, i: 0, after: null };
   function armCall(fn, self, args) {
-    endTask();
+    newTask();
     if (typeof fn !== "function") {  // as a browser would (setTimeout(null) throws when due)
       report(new TypeError("The callback provided as parameter 1 is not a function."));
       return false;

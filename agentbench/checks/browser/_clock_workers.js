@@ -9,8 +9,8 @@
 // waits until each has run what was due and answered. Worker, its terminate and
 // URL.createObjectURL are replaced by functions that read as native (the clock's registry).
 // A worker from a script file of this origin (classic or module) is asked for at its URL with a query
-// of ours (see _workers.serve_worker); a classic data: worker from a data: URL of ours that imports the
-// page's. Workers from other URLs, module data: workers and an iframe's keep their own real-time clock.
+// of ours (see _workers.serve_worker); a data: worker from a data: URL of ours that imports the
+// page's. Workers from other URLs and an iframe's keep their own real-time clock.
 ((cfg, workerJs) => {
   "use strict";
   if (window.parent !== window) return;  // an iframe's workers keep their own clock
@@ -173,7 +173,7 @@
     const opts = arguments[1];
     const blob = typeof scriptURL === "string" ? call(N.mapGet, blobs, scriptURL) : undefined;
     const file = blob === undefined ? sameOrigin(scriptURL) : null;
-    const data = blob === undefined && file === null ? dataURL(scriptURL, opts) : null;
+    const data = blob === undefined && file === null ? dataURL(scriptURL) : null;
     if ((blob === undefined && file === null && data === null) || W.list.length >= 200) {
       return construct(NWorker, arguments, new.target);
     }
@@ -196,14 +196,17 @@
       if (module) mods[mods.length] = { clock: bare + sep + cfg.wkey + "=c" + value, imp: file, entry: undefined };
       return started(id, construct(NWorker, args, new.target), false);
     }
-    // A classic data: worker: a data: URL of ours (its origin stays opaque) with the clock, talking
-    // over the worker's port, then an import of the page's data: URL (its stack and strictness hold).
+    // A data: worker: a data: URL of ours (its origin stays opaque) with the clock, talking over the
+    // worker's port, then an import of the page's data: URL (its stack and strictness hold).
     if (data !== null) {
       // Its URL holds no secret (the tag comes in the first message); our frames name the page's URL.
       const dcfg = { port: true, id, rel0, date0, seed, loc: data };
       const named = call(N.indexOf, data.href, " ") >= 0 ? "" : "\n//# sourceURL=" + data.href;
+      // A module: the page's module imported after the clock (its own imports run after it too; it
+      // names itself by its URL).
       args[0] = "data:text/javascript," + call(N.encode, undefined, workerJs + "(" + call(N.stringify, JSON, dcfg) +
-        ");importScripts(" + call(N.stringify, JSON, named ? dataNamed(data.href, named) : data.href) + ");" + named);
+        (module ? ");await import(" + call(N.stringify, JSON, data.href) + ");"
+          : ");importScripts(" + call(N.stringify, JSON, named ? dataNamed(data.href, named) : data.href) + ");" + named));
       return started(id, construct(NWorker, args, new.target), true);
     }
     const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker, src: workerJs, key: cfg.wkey,
@@ -247,9 +250,9 @@
       return href;
     }
   }
-  // A classic worker's data: URL, as its location reads it (else null).
-  function dataURL(scriptURL, opts) {
-    if (typeof scriptURL !== "string" || (opts && opts.type === "module")) return null;
+  // A worker's data: URL, as its location reads it (else null).
+  function dataURL(scriptURL) {
+    if (typeof scriptURL !== "string") return null;
     try {
       const url = construct(N.URL, [scriptURL]);
       const href = call(N.urlHref, url);

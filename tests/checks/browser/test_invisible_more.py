@@ -151,3 +151,59 @@ async def test_message_work_leaves_frames_and_timers_on_the_virtual_clock(messag
     assert len(frames) >= 60 and all(b - a == pytest.approx(1000 / fps, abs=1e-6)
                                      for a, b in zip(frames, frames[1:], strict=False)), frames
     assert 100 - 1000 / fps <= seen["timer"] <= 100 + 1e-6, seen["timer"]
+
+
+async def test_post_message_has_the_native_shape(messages: tuple[int, dict[str, Any]]) -> None:
+    shape = messages[1]["shape"]
+    assert shape["sources"] == ["function postMessage() { [native code] }"] * 2, shape
+    assert shape["lengths"] == [1, 1] and shape["own"] == ["function", True, True, True], shape
+    assert shape["port"] is True and shape["foreign"] == "TypeError", shape
+
+
+# ---- tell 4: workers of every kind a page makes run on its clock ---------------------------------------------
+
+WORKER = """
+const t0 = performance.now(), d0 = Date.now();
+let ticks = 0;
+setInterval(() => { ticks++; }, 100);
+onmessage = (e) => { if (e.data === 'ask') postMessage({ t0, d0, now: performance.now(), date: Date.now(), ticks }); };
+"""
+MAKERS = {
+    "module blob": "new Worker(URL.createObjectURL(new Blob([WORKER], {type: 'text/javascript'})), {type: 'module'})",
+    "module file": "new Worker('w.js', {type: 'module'})",
+    "module data": "new Worker('data:text/javascript,' + encodeURIComponent(WORKER), {type: 'module'})",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MAKERS))
+async def test_a_module_worker_runs_on_the_page_clock(harness: BrowserHarness, tmp_path: Path, kind: str) -> None:
+    """Made in the first script, asked after 1.5 virtual s: its performance.now() started at 0 and reads
+    the page's time since it was made, its Date the page's, and its 100 ms interval ran with them."""
+    (tmp_path / "w.js").write_text(WORKER, encoding="utf-8")
+    (tmp_path / "index.html").write_text(f"""<!doctype html><script>
+      const WORKER = {WORKER!r};
+      window.seen = null;
+      const made = performance.now(), madeDate = Date.now();
+      const w = {MAKERS[kind]};
+      w.onmessage = (e) => {{
+        seen = {{ ...e.data, made, madeDate, askedAt: performance.now(), askedDate: Date.now() }};
+      }};
+      w.onerror = (e) => {{ seen = {{ error: String(e.message) }}; }};
+      setTimeout(() => w.postMessage('ask'), 1500);
+      </script>""", encoding="utf-8")
+    s = await harness.open(tmp_path, fps=60)
+    try:
+        await s.advance(1.5)
+        for _ in range(100):  # the worker answers in a real task: frames until it has (a condition)
+            if await s.eval("() => seen !== null"):
+                break
+            await s.advance(0.05)
+        seen = await s.eval("() => seen")
+    finally:
+        await s.close()
+    assert seen and "error" not in seen, seen
+    frame = 1000 / 60
+    assert seen["t0"] == 0 and -1 <= seen["madeDate"] - seen["d0"] <= frame, seen
+    assert 0 <= seen["askedAt"] - seen["made"] - seen["now"] <= frame + 1, seen
+    assert 0 <= seen["askedDate"] - seen["date"] <= frame + 1, seen
+    assert seen["ticks"] == int(seen["now"] // 100) and seen["ticks"] >= 14, seen
