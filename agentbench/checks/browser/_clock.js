@@ -196,7 +196,9 @@
       nowSet(nowGet() + 0.001);
       if (!up) return S.now > S.shown ? (S.shown = S.now) : S.shown;
     }
-    return up ? up.shown() - S.offset : shownGet();
+    const v = up ? up.shown() - S.offset : shownGet();
+    timeMark(v);
+    return v;
   }
   // The time the page reads in this (top) document: `now` plus the work of the current task.
   function shownGet() {

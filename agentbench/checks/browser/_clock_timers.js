@@ -115,6 +115,7 @@
   function rafCalls(ft, out) {
     if (nowGet() < ft) nowSet(ft);
     S.frameTime = ft;
+    timeMark(ft);
     if (kids.length) pruneKids();
     const inner = kids.length ? rest(kids, 0) : kids;
     const due = S.rafs;

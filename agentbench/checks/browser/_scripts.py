@@ -13,7 +13,7 @@ from . import _workers
 __all__ = ["CLOCK_JS", "CLOCK_PARTS", "VIEW_JS", "VIEW_PARTS"]
 
 CLOCK_PARTS = ("_clock.js", "_clock_timers.js", "_clock_sound.js", "_clock_person.js", "_clock_canvas.js",
-               "_clock_channel.js")
+               "_clock_entries.js", "_clock_channel.js")
 VIEW_PARTS = ("_view.js", "_view_capture.js", "_view_bodies.js", "_view_step.js")
 
 

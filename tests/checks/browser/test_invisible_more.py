@@ -207,3 +207,44 @@ async def test_a_module_worker_runs_on_the_page_clock(harness: BrowserHarness, t
     assert 0 <= seen["askedAt"] - seen["made"] - seen["now"] <= frame + 1, seen
     assert 0 <= seen["askedDate"] - seen["date"] <= frame + 1, seen
     assert seen["ticks"] == int(seen["now"] // 100) and seen["ticks"] >= 14, seen
+
+
+# ---- tell 2: the timeline's times on the page's clock --------------------------------------------------------
+
+ENTRIES_DONE = "() => seen.load !== null && seen.fetch !== null"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=[60, 240])
+async def entries(harness: BrowserHarness, request: pytest.FixtureRequest) -> tuple[int, dict[str, Any]]:
+    fps = request.param
+    return fps, await _read(harness, "entry_times.html", fps, 40 / fps + 0.1, ENTRIES_DONE)
+
+
+async def test_the_navigations_events_read_on_the_pages_clock(entries: tuple[int, dict[str, Any]]) -> None:
+    """Its DOM became interactive after the first script read the clock; the load event started at most
+    a frame before its handler read it; toJSON and performance.timing say the same."""
+    fps, seen = entries
+    load = seen["load"]
+    assert load["start"] == 0 and seen["now0"] <= load["interactive"] <= load["dcl"] <= load["loadStart"], seen
+    assert 0 <= load["now"] - load["loadStart"] <= 1000 / fps, seen
+    assert load["json"][:2] == [load["loadStart"], load["interactive"]] and load["json"][2] == load["json"][3], seen
+    assert abs(load["timing"] - load["loadStart"]) < 1.5, load  # whole ms from the navigation's start
+
+
+async def test_a_fetchs_entry_lies_inside_the_wait_for_it(entries: tuple[int, dict[str, Any]]) -> None:
+    fps, seen = entries
+    before, start, fetch_start, response_end, after, json_end = seen["fetch"]
+    assert before <= start <= fetch_start <= response_end <= after and json_end == response_end, (fps, seen["fetch"])
+
+
+async def test_a_mark_is_stamped_when_it_is_made(entries: tuple[int, dict[str, Any]]) -> None:
+    """A mark made now: between the reads around it; one given a time keeps it."""
+    stamp, before, after = entries[1]["mark"]
+    assert before <= stamp <= after, entries[1]["mark"]
+    assert entries[1]["given"] == 12.5, entries[1]
+
+
+async def test_the_timelines_getters_read_as_native(entries: tuple[int, dict[str, Any]]) -> None:
+    assert entries[1]["sources"] == ["function get startTime() { [native code] }",
+                                     "function get responseEnd() { [native code] }",
+                                     "function mark() { [native code] }", "function toJSON() { [native code] }"]
