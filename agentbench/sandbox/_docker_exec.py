@@ -5,11 +5,17 @@ agentbench tree (:func:`map_error`). :func:`run_command` runs one command in a c
 sandbox user, wrapped in coreutils ``timeout``; every process of it carries a token in its
 environment, so a host-side guard (:func:`kill_tagged`) finds and kills them all, even ones that
 left the process group, when ``timeout`` did not end it or the caller gave up.
+
+A shell around ``timeout`` writes an end mark on both streams once the command has exited, so its
+output is read to the end however late Docker delivers it, and never waited for past that (a
+background child may hold the stream open). The mark is random per command and given to the shell
+in two halves, so no process listing or environment shows it whole.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 import uuid
 from dataclasses import dataclass
@@ -24,6 +30,8 @@ __all__ = ["GUARD_S", "KILL_AFTER_S", "Raw", "call", "kill_tagged", "map_error",
 
 KILL_AFTER_S = 2.0  # SIGTERM first, SIGKILL this long after
 GUARD_S = 10.0  # host-side grace beyond timeout + kill-after before we step in
+# Run by sh: $1$2 is the end mark; the rest is the command under `timeout`, whose status it keeps.
+_WRAP = 'm="$1$2"; shift 2; "$@"; s=$?; printf %s "$m"; printf %s "$m" >&2; exit $s'
 
 
 @dataclass
@@ -71,7 +79,9 @@ async def run_command(api: Any, container_id: str, argv: list[str], *, timeout_s
     """Run argv as the sandbox user under `timeout`, keeping at most cap bytes of each stream."""
     if timeout_s <= 0:
         raise SandboxError(f"timeout_s must be positive, got {timeout_s}.")
-    wrapped = ["timeout", f"--kill-after={KILL_AFTER_S:g}s", f"{timeout_s:g}s", *argv]
+    half, other = secrets.token_hex(12), secrets.token_hex(12)
+    wrapped = ["sh", "-c", _WRAP, "agentbench-exec", half, other,
+               "timeout", f"--kill-after={KILL_AFTER_S:g}s", f"{timeout_s:g}s", *argv]
     # Every process of this command inherits the token, so the guard can find them all.
     token = uuid.uuid4().hex
     started = time.monotonic()
@@ -95,18 +105,18 @@ async def run_command(api: Any, container_id: str, argv: list[str], *, timeout_s
         # would run unseen until its own limit. Let the start finish, then stop what it started.
         await asyncio.shield(_stop_starting(api, container_id, starting, exec_id, token))
         raise
-    reader = ExecReader(stream, cap, asyncio.get_running_loop())
+    reader = ExecReader(stream, cap, asyncio.get_running_loop(), mark=(half + other).encode())
     reader.start()
+    killed_by = started + timeout_s + KILL_AFTER_S
     try:
-        guard_fired = await _follow(api, container_id, exec_id, reader, stream, token,
-                                    started + timeout_s + KILL_AFTER_S)
+        guard_fired = await _follow(api, container_id, exec_id, reader, stream, token, killed_by)
+        await reader.done
+        info = await _exited(api, container_id, exec_id, token, killed_by)
     except asyncio.CancelledError:
         # The caller gave up: stop the command too, instead of leaving it running unseen.
         stream.close()
         await asyncio.shield(kill_tagged(api, container_id, token))
         raise
-    await reader.done
-    info = await call("Inspecting a sandbox command", api.exec_inspect, exec_id)
     duration = time.monotonic() - started
     code = info.get("ExitCode")
     exit_code = -1 if code is None else int(code)
@@ -117,22 +127,27 @@ async def run_command(api: Any, container_id: str, argv: list[str], *, timeout_s
 
 async def _follow(api: Any, container_id: str, exec_id: str, reader: ExecReader, stream: Any, token: str,
                   killed_by: float) -> bool:
-    """Wait for the command's output to end; True when the host-side guard had to kill it."""
+    """Wait for the command's output to end; True when the host-side guard had to kill it.
+
+    The output has ended when the end mark came on both streams (the stream is then closed: a
+    background child may hold it open) or the stream closed. A command gone without its mark (the
+    wrapper itself was killed) is read until the stream goes quiet, as nothing will say more.
+    """
     poll = 0.02
     while not reader.done.done():
-        await asyncio.wait([reader.done], timeout=poll)
+        await asyncio.wait([reader.done, reader.ended], timeout=poll, return_when=asyncio.FIRST_COMPLETED)
         poll = min(poll * 2, 0.5)
+        if reader.ended.done():
+            stream.close()
+            break
         if reader.done.done():
             break
         info = await call("Inspecting a sandbox command", api.exec_inspect, exec_id)
         if not info.get("Running", True):
-            # The command ended. Docker may still be copying its last output, or a background
-            # child may hold the stream open: read until it goes quiet, then stop reading.
-            ended = time.monotonic()
-            while not reader.done.done() and time.monotonic() - ended < 3.0:
-                if time.monotonic() - reader.last_data > 0.25:
-                    break
-                await asyncio.wait([reader.done], timeout=0.05)
+            # The wrapper has exited: its mark is written, though Docker may still be copying it and
+            # the output before it (seconds on a busy machine). Without a mark (the wrapper itself
+            # was killed) a background child may hold the stream open: read for a while, then stop.
+            await asyncio.wait([reader.done, reader.ended], timeout=GUARD_S, return_when=asyncio.FIRST_COMPLETED)
             stream.close()
         elif time.monotonic() > killed_by + GUARD_S:
             # `timeout` failed to end it: kill what carries the token, wherever it went.
@@ -143,6 +158,19 @@ async def _follow(api: Any, container_id: str, exec_id: str, reader: ExecReader,
             return True
     await reader.done
     return False
+
+
+async def _exited(api: Any, container_id: str, exec_id: str, token: str, killed_by: float) -> dict[str, Any]:
+    """The exec's inspection once it has exited: its output may end (the mark) a moment before."""
+    poll, killed = 0.01, False
+    while True:
+        info = await call("Inspecting a sandbox command", api.exec_inspect, exec_id)
+        if not info.get("Running", False) or (killed and time.monotonic() > killed_by + 2 * GUARD_S):
+            return info
+        if not killed and time.monotonic() > killed_by + GUARD_S:
+            killed = await kill_tagged(api, container_id, token) or True
+        await asyncio.sleep(poll)
+        poll = min(poll * 2, 0.25)
 
 
 async def _stop_starting(api: Any, container_id: str, starting: asyncio.Future[Any], exec_id: str,
