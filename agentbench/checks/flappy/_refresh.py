@@ -208,13 +208,14 @@ async def _flap_once(ctx: ProbeContext, start: Start, fps: int, action: str,
         await close_all(base, flap)
 
 
-async def flap_rise(ctx: ProbeContext, start: Start) -> tuple[str, float, float] | None:
+async def flap_rise(ctx: ProbeContext, start: Start, *, own: bool = False) -> tuple[str, float, float] | None:
     """(the flap input, rise at 60 Hz, rise at 240 Hz) of one flap after the start; None if none was seen.
 
     Space first, then a click (the flap-input probe's order): the first that lifts the bird a seen
-    amount at 60 Hz is measured at 240 Hz too (else the first that changed anything).
+    amount at 60 Hz is measured at 240 Hz too (else the first that changed anything). ``own``: from
+    runs of its own at both rates, never the game probes'.
     """
-    given = await _probe_runs(ctx)
+    given = None if own else await _probe_runs(ctx)
     tried: tuple[str, str, float] | None = None
     for name, action in FLAP_INPUTS:
         r60 = await _flap_once(ctx, start, 60, action, given)
@@ -249,16 +250,28 @@ async def _second_look(ctx: ProbeContext, start: Start, result: CheckResult, pix
         return result
     name, r60, r240 = lift
     data = {**result.data, "flap_rise_60hz": round(r60, 3), "flap_rise_240hz": round(r240, 3)}
-    lo, hi = sorted((r60, r240))
-    if hi - lo >= LIFT_SEEN and hi >= OTHER_SPEED * lo:
-        how = "less" if r240 < r60 else "more"
-        return CheckResult(
-            id=result.id, status="fail", evidence=result.evidence, data=data,
-            detail=f"the scenery moves alike at 60 and 240 Hz, but a flap ({name}) lifts the bird {how} at "
-            f"240 Hz: it rises {r60:.0%} of the game's height at 60 Hz and {r240:.0%} at 240 Hz: the flap is "
-            "tied to the frame rate")
+    if _lifts_apart(r60, r240):
+        # A fail is measured once more, on runs of its own at both rates, and stands only where that
+        # agrees: a DOM game's CSS scenery moves on in real time between frames, so on a busy machine one
+        # capture can take scenery for the bird (a good jQuery game read 0% or 17% for its 4% hop).
+        again = await flap_rise(ctx, start, own=True)
+        if again is not None:
+            data["flap_rise_again"] = [round(again[1], 3), round(again[2], 3)]
+        if again is not None and _lifts_apart(again[1], again[2]) and (again[2] < again[1]) == (r240 < r60):
+            how = "less" if r240 < r60 else "more"
+            return CheckResult(
+                id=result.id, status="fail", evidence=result.evidence, data=data,
+                detail=f"the scenery moves alike at 60 and 240 Hz, but a flap ({name}) lifts the bird {how} at "
+                f"240 Hz: it rises {r60:.0%} of the game's height at 60 Hz and {r240:.0%} at 240 Hz (measured "
+                f"again: {again[1]:.0%} and {again[2]:.0%}): the flap is tied to the frame rate")
     result.data = data
     return result
+
+
+def _lifts_apart(r60: float, r240: float) -> bool:
+    """One flap's rises at 60 and 240 Hz differ by a seen amount and a rate's factor."""
+    lo, hi = sorted((r60, r240))
+    return hi - lo >= LIFT_SEEN and hi >= OTHER_SPEED * lo
 
 
 async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: CheckResult, rerun: Rerun) -> CheckResult:

@@ -103,3 +103,27 @@ def test_more_pipes_leaves_random_spacing_and_screens_over_the_game() -> None:
     assert more_pipes(_runs([0.7, 1.5, 2.3], [0.7, 1.5], over240=1.3), START) is None  # type: ignore[arg-type]
     # The same pipes at both rates.
     assert more_pipes(_runs([0.7, 1.5, 2.3], [0.7, 1.5, 2.3]), START) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.browser
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_flap_misread_once_does_not_fail_a_good_game(runs: GameRuns, monkeypatch: pytest.MonkeyPatch,
+                                                             tmp_path) -> None:
+    # On a busy machine a DOM game's CSS scenery moves on in real time between frames, and one capture
+    # took scenery for the bird: the corpus's good jQuery game read a 0% or 17% rise for its 4% hop, 1-2
+    # runs in 5. Here the second rise read (the 240 Hz one; the first is 60 Hz) is that misread, the rest
+    # are the game's own: the fail is measured again and does not stand.
+    from agentbench.checks.flappy import _refresh
+
+    true_rise, calls = _refresh._rise, []
+
+    def misread_once(base, flap, tap):
+        calls.append(tap)
+        return 0.0 if len(calls) == 2 else true_rise(base, flap, tap)
+
+    monkeypatch.setattr(_refresh, "_rise", misread_once)
+    result = await GameRuns(runs.harness, "flappy", tmp_path).refresh("flap_lift_timed.html")  # a run of its own
+    assert result.status == "pass", explain(result)
+    assert result.data["flap_rise_240hz"] == 0.0 and len(calls) == 4, explain(result)
+    again = result.data["flap_rise_again"]
+    assert again[0] > 0.02 and again[1] == pytest.approx(again[0], rel=0.3), explain(result)
