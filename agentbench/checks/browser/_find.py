@@ -144,9 +144,13 @@ async def settle(session: PageSession, seconds: float = 0.3) -> None:
 
 
 async def _act(session: PageSession, action: Awaitable[Any], what: str) -> None:
-    """Run one real input under the harness's hard limit (a handler may loop forever)."""
+    """Run one real input under the harness's hard limit (a handler may loop forever).
+
+    The limit is the session's step limit at least: an input cut on a starved machine is played again
+    in a replay (``run_check``) with ``REPLAY_LIMIT_S``, which its inputs get too."""
     try:
-        await session.run_limited(action, timeout_s=_ACTION_TIMEOUT_MS / 1000 + 2, what=what)
+        limit = max(_ACTION_TIMEOUT_MS / 1000 + 2, session.step_timeout_s)
+        await session.run_limited(action, timeout_s=limit, what=what)
     except PageBroken:
         raise
     except Exception as exc:

@@ -10,6 +10,7 @@ Here every usual try is cut at once (the limit made 0 s: the busiest machine the
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,28 @@ async def test_a_good_todo_list_starved_at_every_step_gets_its_verdict(harness: 
     assert {r.status for r in results.values()} == {"pass"}, explain(results)
     assert "explored again" in results["persistence"].data["replayed"], explain(results)
     assert "played again" in results["escaping"].data["replayed"], explain(results)
+
+
+async def test_inputs_played_again_get_the_replays_limit(harness: BrowserHarness, busiest: list[float],
+                                                          tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A click or key cut on a starved machine is played again in the check's replay: its limit there is
+    # the replay's, or a machine that starves an input past 4.5 s fails the page ("the page broke").
+    from agentbench.checks.browser._page import PageSession
+
+    inputs: list[tuple[float, float, str]] = []  # (the session's step limit, the input's limit, what)
+    limited = PageSession.run_limited
+
+    async def recorded(self, aw, *, timeout_s=None, what="a step"):
+        if sys._getframe(1).f_code.co_name == "_act":
+            inputs.append((self.step_timeout_s, timeout_s, what))
+        return await limited(self, aw, timeout_s=timeout_s, what=what)
+
+    monkeypatch.setattr(PageSession, "run_limited", recorded)
+    results = {r.id: r for r in await probe_todo(_ctx(harness, DEMO / "careful" / "todo", "index.html", tmp_path))}
+    assert {r.status for r in results.values()} == {"pass"}, explain(results)
+    replayed = [(limit, what) for step, limit, what in inputs if step == REPLAY_LIMIT_S]
+    assert replayed, inputs
+    assert all(limit >= REPLAY_LIMIT_S for limit, _ in replayed), replayed
 
 
 HANGS_ON_INPUT = """<!doctype html><html><body><h1>Unit converter</h1>
