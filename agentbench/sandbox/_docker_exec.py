@@ -110,7 +110,6 @@ async def run_command(api: Any, container_id: str, argv: list[str], *, timeout_s
     killed_by = started + timeout_s + KILL_AFTER_S
     try:
         guard_fired = await _follow(api, container_id, exec_id, reader, stream, token, killed_by)
-        await reader.done
         info = await _exited(api, container_id, exec_id, token, killed_by)
     except asyncio.CancelledError:
         # The caller gave up: stop the command too, instead of leaving it running unseen.
@@ -131,7 +130,7 @@ async def _follow(api: Any, container_id: str, exec_id: str, reader: ExecReader,
 
     The output has ended when the end mark came on both streams (the stream is then closed: a
     background child may hold it open) or the stream closed. A command gone without its mark (the
-    wrapper itself was killed) is read until the stream goes quiet, as nothing will say more.
+    wrapper itself was killed) is read for up to ``GUARD_S`` more, as nothing will say more.
     """
     poll = 0.02
     while not reader.done.done():

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Any
 
 import structlog
@@ -64,7 +63,6 @@ class ExecReader(threading.Thread):
         super().__init__(daemon=True, name="agentbench-exec-reader")
         self.stream, self.loop = stream, loop
         self._out, self._err = _Stream(cap, mark), _Stream(cap, mark)
-        self.last_data = time.monotonic()
         self.done: asyncio.Future[None] = loop.create_future()
         self.ended: asyncio.Future[None] = loop.create_future()
         self._ended_sent = False
@@ -84,7 +82,6 @@ class ExecReader(threading.Thread):
     def run(self) -> None:
         try:
             for out, err in self.stream:
-                self.last_data = time.monotonic()
                 for stream, chunk in ((self._out, out), (self._err, err)):
                     if chunk:
                         stream.feed(chunk)
