@@ -76,3 +76,10 @@ def headless_shell_path() -> str:
     if not (os.path.exists(path) or shutil.which(path)):
         _missing("Chromium's headless shell", f"{path} not found; `apt-get install chromium-headless-shell`.")
     return path
+
+
+@pytest.fixture(scope="module", params=["headless shell", "chromium"])
+def browser_path(request: pytest.FixtureRequest) -> str:
+    """Each of the browsers a page may meet: the checker's headless shell, then the full chromium."""
+    name = "headless_shell_path" if request.param == "headless shell" else "chromium_path"
+    return request.getfixturevalue(name)

@@ -17,6 +17,7 @@ import pytest_asyncio
 
 from agentbench.checks.browser import BrowserHarness, ProbeContext, run_browser_checks_async
 from agentbench.checks.browser._refresh import refresh_rate_check
+from tests.helpers.waiting import until_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -43,10 +44,7 @@ async def _seen(harness: BrowserHarness, fps: int) -> dict[str, Any]:
     s = await harness.open(FIXTURES, "tells.html", fps=fps)
     try:
         await s.advance(1.0)
-        for _ in range(100):  # the worker answers in a real task: frames until it has (a condition)
-            if await s.eval("() => seen.worker !== null"):
-                break
-            await s.advance(0.05)
+        await until_page(s, "() => seen.worker !== null")
         return await s.eval("() => seen")
     finally:
         await s.close()

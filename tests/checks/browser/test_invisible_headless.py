@@ -19,6 +19,7 @@ import pytest
 import pytest_asyncio
 
 from agentbench.checks.browser import BrowserHarness, run_browser_checks_async
+from tests.helpers.waiting import until_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -27,12 +28,6 @@ NATIVE = re.compile(r"^function [\w$ ]*\(\) \{ \[native code\] \}$")
 PDF_VIEWERS = ["PDF Viewer", "Chrome PDF Viewer", "Chromium PDF Viewer", "Microsoft Edge PDF Viewer",
                "WebKit built-in PDF"]
 PDF = "Portable Document Format"
-
-
-@pytest.fixture(scope="module", params=["headless shell", "chromium"])
-def browser_path(request: pytest.FixtureRequest) -> str:
-    name = "headless_shell_path" if request.param == "headless shell" else "chromium_path"
-    return request.getfixturevalue(name)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -46,10 +41,7 @@ async def seen(harness: BrowserHarness) -> dict[str, Any]:
     s = await harness.open(FIXTURES, "headless.html")
     try:
         await s.advance(0.5)
-        for _ in range(100):  # the permissions API answers in a real task: frames until it has (a condition)
-            if await s.eval("() => seen.permission !== null && seen.timing !== null"):
-                break
-            await s.advance(0.05)
+        await until_page(s, "() => seen.permission !== null && seen.timing !== null")
         return await s.eval("() => seen")
     finally:
         await s.close()

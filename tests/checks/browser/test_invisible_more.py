@@ -18,17 +18,12 @@ import pytest
 import pytest_asyncio
 
 from agentbench.checks.browser import BrowserHarness
+from tests.helpers.waiting import until_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invisible"
 NATIVE = re.compile(r"^function [\w$ ]*\(\) \{ \[native code\] \}$")
-
-
-@pytest.fixture(scope="module", params=["headless shell", "chromium"])
-def browser_path(request: pytest.FixtureRequest) -> str:
-    name = "headless_shell_path" if request.param == "headless shell" else "chromium_path"
-    return request.getfixturevalue(name)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -41,10 +36,7 @@ async def _read(harness: BrowserHarness, page: str, fps: int, seconds: float, do
     s = await harness.open(FIXTURES, page, fps=fps)
     try:
         await s.advance(seconds)
-        for _ in range(100):  # what answers in a real task (a promise, a worker): frames until it has (a condition)
-            if await s.eval(done):
-                break
-            await s.advance(0.05)
+        await until_page(s, done)
         return await s.eval("() => seen")
     finally:
         await s.close()
@@ -192,10 +184,7 @@ async def test_a_module_worker_runs_on_the_page_clock(harness: BrowserHarness, t
     s = await harness.open(tmp_path, fps=60)
     try:
         await s.advance(1.5)
-        for _ in range(100):  # the worker answers in a real task: frames until it has (a condition)
-            if await s.eval("() => seen !== null"):
-                break
-            await s.advance(0.05)
+        await until_page(s, "() => seen !== null")
         seen = await s.eval("() => seen")
     finally:
         await s.close()
