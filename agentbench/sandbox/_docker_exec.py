@@ -167,7 +167,8 @@ async def _exited(api: Any, container_id: str, exec_id: str, token: str, killed_
         if not info.get("Running", False) or (killed and time.monotonic() > killed_by + 2 * GUARD_S):
             return info
         if not killed and time.monotonic() > killed_by + GUARD_S:
-            killed = await kill_tagged(api, container_id, token) or True
+            await kill_tagged(api, container_id, token)
+            killed = True
         await asyncio.sleep(poll)
         poll = min(poll * 2, 0.25)
 
