@@ -248,6 +248,14 @@ class BrowserHarness:
             page = await context.new_page()
             cdp = await context.new_cdp_session(page)
             await cdp.send("Page.enable")  # scripts registered on this session run in new documents
+            # CSS animations, transitions and element.animate() stand still between virtual frames:
+            # the document timelines of every document this page loads (iframes too) run at rate 0,
+            # and each frame _view_step.js sets every running animation to its virtual age. At rate 1
+            # the browser played them on in real time between a step and a capture, so what a capture
+            # showed hung on how busy the machine was. Nothing the page reads changes (an animation's
+            # playState and playbackRate are its own; document.timeline's time is the clock's); the
+            # rate is this CDP session's, for as long as it stays attached (the slot's lifetime).
+            await cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
             slot = Slot(context=context, page=page, cdp=cdp, root=root, viewport=viewport)
             await context.route("**/*", lambda route: self._serve(route, slot))
             if self._user_agent is None:  # once per browser, on our blank page (a secure context)

@@ -16,29 +16,44 @@
   }
   let fps = 60;
   function frameTime(n) { return n * 1000 / fps; }
-  // CSS animations and transitions (and element.animate()) follow the virtual clock too: every
-  // frame each running one is set to its virtual age (it keeps running, so readers that wait for
-  // running animations still see it), so a fade-in shows after a virtual second and a blinking
-  // hint blinks alike in every run of the same script. One the page paused is left alone.
+  // CSS animations and transitions (and element.animate()) follow the virtual clock too: the
+  // browser's document timelines stand still (rate 0, set over CDP by _harness.py), and every frame
+  // each running animation is set to its virtual age (it keeps running, so readers that wait for
+  // running animations still see it), so a fade-in shows after a virtual second, a blinking hint
+  // blinks alike in every run of the same script, and a capture taken after a frame shows that
+  // frame however long the machine took to take it. One the page paused is left alone.
   const anims = new WeakMap();  // Animation -> virtual time it started at (ms)
-  // document.getAnimations() leaves out those in shadow trees: open shadow roots are looked for
-  // every 8th step (not every frame) and their animations stepped too.
-  let shadowRoots = [], steps = 0;
-  function findShadowRoots() {
-    const out = [], stack = [document];
-    while (stack.length && out.length < 200) {
+  // document.getAnimations() leaves out those in shadow trees and in iframes: open shadow roots and
+  // same-origin iframes (whose timelines stand still too) are looked for every 8th step (not every
+  // frame) and their animations stepped too; an iframe's document is read anew each step (it may
+  // have navigated). One of another origin is out of this world's reach.
+  let shadowRoots = [], frames = [], steps = 0;
+  function findRoots() {
+    const roots = [], found = [], stack = [document];
+    while (stack.length && roots.length + found.length < 200) {
       for (const el of stack.pop().querySelectorAll("*")) {
-        if (el.shadowRoot) { out.push(el.shadowRoot); stack.push(el.shadowRoot); }
+        if (el.shadowRoot) { roots.push(el.shadowRoot); stack.push(el.shadowRoot); }
+        if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+          found.push(el);
+          let doc = null;
+          try { doc = el.contentDocument; } catch (e) { /* another origin */ }
+          if (doc) stack.push(doc);
+        }
       }
     }
-    return out;
+    shadowRoots = roots; frames = found;
   }
   function stepAnimations(now) {
     let list;
     try {
-      if (steps++ % 8 === 0) shadowRoots = findShadowRoots();
+      if (steps++ % 8 === 0) findRoots();
       list = document.getAnimations();
       for (const r of shadowRoots) list = list.concat(r.getAnimations());
+      for (const f of frames) {
+        let doc = null;
+        try { doc = f.contentDocument; } catch (e) { /* another origin */ }
+        if (doc && doc !== document) list = list.concat(doc.getAnimations());
+      }
     } catch (e) { return; }
     for (let i = 0; i < list.length && i < 500; i++) {
       const a = list[i];
@@ -47,9 +62,7 @@
         let start = anims.get(a);
         if (start === undefined) {
           // Virtual age 0 in the frame it is first seen in: it was made in that frame (or, at load,
-          // before the first). Its own currentTime then is real time the browser already played it
-          // (from its first rendering frame, sooner or later as the machine is busy): a phase that
-          // differed run to run, and between the 60 and 240 Hz runs of refresh-rate.
+          // before the first). Its timeline stands still, so it has not moved since it was made.
           start = now;
           anims.set(a, start);
         }
