@@ -32,7 +32,9 @@ from ..browser._refresh import InputStep
 from ..browser._registry import LoadRun, ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
 from ._over import Over, frozen_for, restart, watch_over
+from ._passes import score_run
 from ._score import score_check, score_texts
+from ._score_counts import Played
 from ._top import Learnt, PipeRun, learn, through_pipe
 
 __all__ = ["CHECK_IDS", "FLAP_RUNS_KEY", "FLAP_SCRIPT", "LOAD_RUN", "TAPS", "flappy_probes", "locate_shift"]
@@ -102,6 +104,11 @@ def locate_shift(base: Image, other: Image, *, later: tuple[Image, Image] | None
     if not rows_a or not rows_b:
         return None
     return statistics.fmean(rows_a), statistics.fmean(rows_b), len(rows_a) + len(rows_b)
+
+
+def _first_lift(base: Run, flap: Run, t0: float) -> int | None:
+    """The capture where the flap run first differed from the no-input run."""
+    return next((i for i, d in diverged(flap, base, t0 + TAPS[0], t0 + TAPS[0] + 1.5) if d), None)
 
 
 def _strip(ctx: ProbeContext, name: str, run: Run, lo: float, hi: float, label: str) -> Evidence | None:
@@ -387,7 +394,7 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
         learnt: Learnt | None = None
         if status == "pass" and over.at is not None and not flap.broken:
             # Play ended and was shown: a person who doubts the top pipe keeps the bird high as one arrives.
-            first = next((i for i, d in diverged(flap, base, t0 + TAPS[0], t0 + TAPS[0] + 1.5) if d), None)
+            first = _first_lift(base, flap, t0)
             if first is not None:
                 played_until = min(over.at, over.still_at or over.at) - 0.1
                 learnt = learn(base, flap, first, t0, played_until)
@@ -445,7 +452,14 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
         if again is None:
             again = CheckResult(id="restart", status="skip", detail="no game over to restart from")
         again.duration_s = time.monotonic() - started
-        score = score_check(texts)
+        played = Played(why="the flap did not lift the bird, so it could not be flown through the pipes")
+        if status == "pass" and not flap.broken:  # a person plays well for a few pipes and watches the score
+            if learnt is None and (first := _first_lift(base, flap, t0)) is not None:
+                ends = [t for t in (over.at, over.still_at) if t is not None]
+                learnt = learn(base, flap, first, t0, (min(ends) if ends else min(base.now, flap.now)) - 0.1)
+            played, score_play = await score_run(ctx, start, dict(FLAP_INPUTS)[flap_name], learnt)
+            runs += [score_play] if score_play is not None else []
+        score = score_check(texts, played)
         score.duration_s = time.monotonic() - started
         return [flap_result, over_result, again, score], runs, t0
     finally:
