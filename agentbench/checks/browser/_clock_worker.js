@@ -23,6 +23,7 @@
     data: getDesc(MessageEvent.prototype, "data").get, fnToString: Function.prototype.toString,
     WeakMap: g.WeakMap, wmGet: WeakMap.prototype.get, wmSet: WeakMap.prototype.set, wmHas: WeakMap.prototype.has,
     close: g.close, selfPost: g.postMessage, Number: g.Number, String: g.String, Function: g.Function, reportError: g.reportError,
+    setTimeout: g.setTimeout,
   };
   const call = (fn, self2, ...args) => apply(fn, self2, args);
   const str = (v) => apply(N.String, undefined, [v]);
@@ -239,10 +240,15 @@
     say({ t: "ack", id: cfg.id, k: m.k });
   }
   if (bc !== null) call(N.on, bc, "message", (ev) => pushed(call(N.data, ev)));
+  // A SharedWorker gets no marker (a message would reach the page's port): it says it started in a task
+  // after the one that runs its script (a browser's own timer, before ours replace it).
+  if (cfg.shared) {
+    call(N.setTimeout, g, () => { S.started = true; say({ t: "ready", id: cfg.id }); }, 0);
+  }
   call(N.on, g, "message", (ev) => {
     const m = call(N.data, ev);
     if (port !== null && m !== null && typeof m === "object" && m.ab === port) { call(N.stop, ev); pushed(m); return; }
-    if (S.started) return;
+    if (S.started || cfg.shared) return;
     if (cfg.port && typeof m === "string") port = m;
     else if (m !== cfg.marker) return;
     call(N.stop, ev);

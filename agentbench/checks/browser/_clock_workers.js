@@ -6,14 +6,18 @@
 // script (the page's Blob, unread), so its first statement already runs on the page's virtual time. The harness's frame step (_workers_view.js, in the isolated world) asks
 // here, over window events named by the session's secret, whether workers are still starting,
 // pushes the page's time to every started worker over a BroadcastChannel of a secret name, and
-// waits until each has run what was due and answered. Worker, its terminate and
+// waits until each has run what was due and answered. Worker, its terminate, SharedWorker and
 // URL.createObjectURL are replaced by functions that read as native (the clock's registry).
 // A worker from a script file of this origin (classic or module) is asked for at its URL with a query
 // of ours (see _workers.serve_worker); a data: worker from a data: URL of ours that imports the
-// page's. Workers from other URLs and an iframe's keep their own real-time clock.
+// page's. A SharedWorker from a blob: URL or a script file of this origin runs on the clock the same
+// way (the same script URL and name give the same worker, as in a browser). A same-origin iframe's
+// document makes its workers with its own realm's constructors but keeps them in the page's list
+// (the "hub", asked of its parent over the secret channel): one clock, one list, one wait.
+// Workers from other URLs, data: SharedWorkers and an iframe of another origin's keep their own
+// real-time clock.
 ((cfg, workerJs) => {
   "use strict";
-  if (window.parent !== window) return;  // an iframe's workers keep their own clock
   const apply = Reflect.apply, construct = Reflect.construct, defineProperty = Object.defineProperty;
   const getDesc = Object.getOwnPropertyDescriptor;
   const N = {
@@ -34,8 +38,12 @@
     urlHash: getDesc(URL.prototype, "hash").get, endsWith: String.prototype.endsWith, atob: window.atob,
     btoa: window.btoa,
     stop: Event.prototype.stopImmediatePropagation, baseURI: getDesc(Node.prototype, "baseURI").get,
+    Shared: window.SharedWorker,
+    closed: (getDesc(window, "closed") || getDesc(Window.prototype, "closed") || {}).get,
+    docOf: (getDesc(window, "document") || getDesc(Window.prototype, "document") || {}).get,
   };
-  const origin = window.location.origin;
+  // The document's origin (an iframe's srcdoc document has its parent's; its location's reads "null").
+  const origin = typeof window.origin === "string" && window.origin !== "null" ? window.origin : window.location.origin;
   if (typeof N.Worker !== "function" || typeof N.BC !== "function") return;
   const call = (fn, self, ...args) => apply(fn, self, args);
   const str = (v) => apply(N.String, undefined, [v]);
@@ -50,13 +58,26 @@
   if (answered) return;
   const ask = { link: null };
   ev(":k", ask);
-  const clock = ask.link;
+  let clock = ask.link;
   if (!clock) return;
+  // An iframe's document: the page's hub (its parent's answer on the secret channel), else (a parent
+  // of another origin) its workers keep their own clock.
+  let hub = null;
+  if (window.parent !== window) {
+    try {
+      const asked = { hub: null };
+      call(N.dispatch, window.parent, new N.CustomEvent(cfg.channel + ":wh", { detail: asked }));
+      hub = asked.hub;
+    } catch (e) { hub = null; }
+    if (!hub) return;
+    clock = hub.clock;
+  }
   // The page's Date less its performance.now (its time origin on Date's scale), read at the first
   // worker where no work moved the page's time between two reads: a worker's Date is the page's.
   const perfNow = Performance.prototype.now;
   let dateBase = null;
   function originDate() {
+    if (hub !== null) return hub.originDate();
     for (let i = 0; dateBase === null || i < 20; i++) {
       const before = call(perfNow, performance), date = clock.date(), after = call(perfNow, performance);
       dateBase = date - after;
@@ -121,12 +142,20 @@
     return apply(revokeURL, this, arguments);
   } }.revokeObjectURL, revokeURL);
 
+  // The Blob a blob: URL of this document (or, in an iframe, of the page's) holds for a script.
+  function blobOf(scriptURL) {
+    if (typeof scriptURL !== "string") return undefined;
+    const blob = call(N.mapGet, blobs, scriptURL);
+    return blob === undefined && hub !== null ? hub.blob(scriptURL) : blob;
+  }
+
   // ---- the workers -----------------------------------------------------------------------------------------------
   // state: "starting" (made, its script not yet run), "live" (waited for), "loose" (too slow or gone:
   // still told the time, never waited for), "dead"
-  const W = { list: [], byId: new N.Map(), next: 1, step: 0, awaited: 0, bc: null };
-  function add(id, w, port) {
-    const rec = { id, state: "starting", waiting: false, w, port };
+  const W = hub !== null ? hub.W : { list: [], byId: new N.Map(), next: 1, step: 0, awaited: 0, bc: null,
+    shared: new N.Map() };
+  function add(id, w, port, alive) {
+    const rec = { id, state: "starting", waiting: false, w, port, alive };
     W.list[W.list.length] = rec;
     call(N.mapSet, W.byId, id, rec);
     return rec;
@@ -160,10 +189,22 @@
     told(m);
   }
   function settle(rec, state) {
+    if (hub !== null) return hub.settle(rec, state);
     if (rec.waiting) { rec.waiting = false; W.awaited--; }
     rec.state = state;
     ev(":wv", null);
   }
+  // A worker an iframe's document made ends with that document (the browser ends it; no bye comes).
+  function gone(rec) {
+    if (rec.state === "dead" || rec.alive === null) return false;
+    let alive = false;
+    try { alive = rec.alive(); } catch (e) { alive = false; }
+    if (!alive) settle(rec, "dead");
+    return !alive;
+  }
+  // This document is alive: not closed, not navigated (an iframe's).
+  const me = document;
+  const alive = hub === null ? null : () => !call(N.closed, window) && call(N.docOf, window) === me;
   const NWorker = N.Worker;
   function Worker(scriptURL) {
     if (!new.target) {
@@ -171,7 +212,7 @@
         "constructor cannot be called as a function.");
     }
     const opts = arguments[1];
-    const blob = typeof scriptURL === "string" ? call(N.mapGet, blobs, scriptURL) : undefined;
+    const blob = blobOf(scriptURL);
     const file = blob === undefined ? sameOrigin(scriptURL) : null;
     const data = blob === undefined && file === null ? dataURL(scriptURL) : null;
     if ((blob === undefined && file === null && data === null) || W.list.length >= 200) {
@@ -194,7 +235,7 @@
       args[0] = bare + sep + cfg.wkey + "=" + value + (cut < 0 ? "" : call(N.slice, file, cut));
       call(N.mapSet, ours, args[0], file);
       if (module) mods[mods.length] = { clock: bare + sep + cfg.wkey + "=c" + value, imp: file, entry: undefined };
-      return started(id, construct(NWorker, args, new.target), false);
+      return started(id, construct(NWorker, args, new.target), false, alive, false);
     }
     // A data: worker: a data: URL of ours (its origin stays opaque) with the clock, talking over the
     // worker's port, then an import of the page's data: URL (its stack and strictness hold).
@@ -207,7 +248,7 @@
       args[0] = "data:text/javascript," + call(N.encode, undefined, workerJs + "(" + call(N.stringify, JSON, dcfg) +
         (module ? ");await import(" + call(N.stringify, JSON, data.href) + ");"
           : ");importScripts(" + call(N.stringify, JSON, named ? dataNamed(data.href, named) : data.href) + ");" + named));
-      return started(id, construct(NWorker, args, new.target), true);
+      return started(id, construct(NWorker, args, new.target), true, alive, false);
     }
     const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker, src: workerJs, key: cfg.wkey,
       loc: { href: scriptURL, pathname: call(N.slice, scriptURL, 5) } };
@@ -230,7 +271,7 @@
     } finally {
       call(N.revokeURL, URL, own);
     }
-    return started(id, w, false);
+    return started(id, w, false, alive, false);
   }
   // The page's data: script named by its own URL, fragment included, as a browser names a worker's
   // script (an import drops the fragment): the name appended to its text (percent-encoded, or in its
@@ -272,11 +313,14 @@
       return null;
     }
   }
-  function started(id, w, port) {
-    add(id, w, port);
+  // A worker made: in the page's list (an iframe's too: the page's own function, through the hub).
+  // A SharedWorker is not posted the marker (that would reach the page's port): it says it started.
+  function started(id, w, port, whileAlive, shared) {
+    if (hub !== null) return hub.started(id, w, port, whileAlive, shared);
+    add(id, w, port, whileAlive);
     if (port) call(N.on, w, "message", portHeard, true);
     else bc();
-    call(N.post, w, marker);
+    if (!shared) call(N.post, w, marker);
     ev(":wn", null);
     return w;
   }
@@ -289,13 +333,85 @@
     return apply(terminate, this, []);
   } }.terminate, terminate);
 
+  // ---- SharedWorker ---------------------------------------------------------------------------------------
+  // One from a blob: URL or a script file of this origin starts with the worker clock (told the page's
+  // time over the same BroadcastChannel; it says it started once its script ran). The same script URL
+  // and name give the same worker, in this document and the page's iframes: our URL for it is kept
+  // (W.shared) and handed out again, so the browser connects the new one to the running worker.
+  const NShared = N.Shared;
+  if (typeof NShared === "function") {
+    const SharedWorker = function SharedWorker(scriptURL) {
+      if (!new.target) {
+        throw new N.TypeError("Failed to construct 'SharedWorker': Please use the 'new' operator, this DOM " +
+          "object constructor cannot be called as a function.");
+      }
+      const opts = arguments[1];
+      const args = [];
+      for (let i = 0; i < arguments.length; i++) args[i] = arguments[i];
+      const blob = blobOf(scriptURL);
+      const file = blob === undefined ? sameOrigin(scriptURL) : null;
+      if ((blob === undefined && file === null) || W.list.length >= 200) return construct(NShared, args, new.target);
+      let name = "", module = false;
+      try {
+        if (typeof opts === "string") name = opts;
+        else if (opts !== undefined && opts !== null) {
+          if (opts.name !== undefined) name = str(opts.name);
+          module = opts.type === "module";
+        }
+      } catch (e) { return construct(NShared, args, new.target); }
+      const key = (file !== null ? file : scriptURL) + "\n" + name + "\n" + (module ? "m" : "k");
+      const known = call(N.mapGet, W.shared, key);
+      if (known !== undefined) {  // the running one (or, when it has ended, one made anew from our URL)
+        args[0] = known;
+        return construct(NShared, args, new.target);
+      }
+      const id = W.next++, rel0 = clock.rel();
+      const date0 = originDate() + rel0, seed = (cfg.seed ^ (id * 0x9E3779B1)) >>> 0;
+      if (file !== null) {
+        const cut = call(N.indexOf, file, "#"), bare = cut < 0 ? file : call(N.slice, file, 0, cut);
+        const sep = call(N.indexOf, bare, "?") < 0 ? "?" : "&";
+        const value = id + "_" + rel0 + "_" + date0 + "_" + seed + (module ? "_M" : "_K") +
+          (cut < 0 ? "" : "_" + call(N.encode, undefined, call(N.slice, file, cut + 1)));
+        args[0] = bare + sep + cfg.wkey + "=" + value + (cut < 0 ? "" : call(N.slice, file, cut));
+        call(N.mapSet, ours, args[0], file);
+      } else {
+        const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker, src: workerJs, key: cfg.wkey,
+          shared: true, loc: { href: scriptURL, pathname: call(N.slice, scriptURL, 5) } };
+        const prefix = workerJs + "(" + call(N.stringify, JSON, wcfg) + ");";
+        let parts;
+        try {
+          parts = module ? [prefix, blob]
+            : [prefix + "importScripts(" + call(N.stringify, JSON, call(createURL, URL, blob)) + ");"];
+        } catch (e) {
+          parts = [prefix, blob];
+        }
+        args[0] = call(createURL, URL, new N.Blob(parts, { type: call(N.blobType, blob) || "text/javascript" }));
+      }
+      call(N.mapSet, W.shared, key, args[0]);
+      return started(id, construct(NShared, args, new.target), false, alive, true);
+    };
+    defineProperty(SharedWorker, "prototype", { value: NShared.prototype, writable: false, enumerable: false, configurable: false });
+    defineProperty(NShared.prototype, "constructor", { value: SharedWorker, writable: true, configurable: true, enumerable: false });
+    define(window, "SharedWorker", SharedWorker, NShared);
+  }
+
+  // ---- the page's iframes of this origin keep their workers in the page's list --------------------------------
+  const myHub = hub !== null ? hub : { W, clock, originDate, started, settle,
+    blob: (url) => call(N.mapGet, blobs, url) };
+  call(N.on, window, cfg.channel + ":wh", (e) => {
+    try {
+      const asked = call(N.detail, e);
+      if (asked !== null && typeof asked === "object") asked.hub = myHub;
+    } catch (err) { /* not a hub request */ }
+  });
+
   // ---- the harness's frame step asks here -------------------------------------------------------------------
-  const api = {
+  const api = hub !== null ? { ping() { return true; } } : {
     ping() { return true; },
     // How many workers are still starting, how many answers the last push waits for, how many made.
     status() {
       let starting = 0;
-      for (let i = 0; i < W.list.length; i++) if (W.list[i].state === "starting") starting++;
+      for (let i = 0; i < W.list.length; i++) if (!gone(W.list[i]) && W.list[i].state === "starting") starting++;
       return [starting, W.awaited, W.list.length];
     },
     // Tell every worker the page's time (just after a frame: the frame's time); wait for the live ones.
@@ -304,6 +420,7 @@
       W.awaited = 0;
       for (let i = 0; i < W.list.length; i++) {
         const rec = W.list[i];
+        gone(rec);
         rec.waiting = rec.state === "live";
         if (rec.waiting) W.awaited++;
       }

@@ -211,7 +211,8 @@ async def return_to(session: PageSession, url: str) -> bool:
         pass
     if session.page.url.split("#")[0] != url.split("#")[0]:
         try:
-            await session.run_limited(session.page.goto(url, wait_until="load"), what="loading the page again")
+            await session.run_limited(session.page.goto(url, wait_until="load", timeout=0),
+                                        what="loading the page again")
         except PlaywrightError as exc:
             raise CheckError(f"could not get back to the page after it navigated: {exc.message}") from exc
     await settle(session, 0.1)  # the clock resyncs with the document

@@ -115,13 +115,16 @@ class PageSession(PageWorld):
         """Navigate to the entry and wait for load under the time limit.
 
         A large entry (inlined assets: a 46 MB page exists) gets 1 s more per MiB over 2 MiB to be
-        fetched and parsed, so it is judged on its behaviour rather than called a hang.
+        fetched and parsed, so it is judged on its behaviour rather than called a hang; a replay (a
+        longer step limit: the first try was cut on a busy machine) as much more in proportion.
         """
         mib = size / 2**20
-        limit = self.step_timeout_s + max(0.0, mib - 2)
+        per_mib = max(1.0, self.step_timeout_s / STEP_LIMIT_S)
+        limit = self.step_timeout_s + per_mib * max(0.0, mib - 2)
         what = "loading the page" + (f" ({mib:.1f} MiB)" if mib > 2 else "")
         try:
-            await self.run_limited(self.page.goto(url, wait_until="load"), timeout_s=limit, what=what)
+            # timeout=0: our limit bounds it; Playwright's own 30 s would end a replay first (a `fail`)
+            await self.run_limited(self.page.goto(url, wait_until="load", timeout=0), timeout_s=limit, what=what)
         except PageBroken:
             if self.hung and mib > 2:
                 # Playwright's route hands a body over in one protocol message: 46 MB took ~30 s
@@ -338,7 +341,7 @@ class PageSession(PageWorld):
         await self._register_clock()
         self._world_id = None
         try:
-            await self.run_limited(self.page.reload(wait_until="load"), what="reloading")
+            await self.run_limited(self.page.reload(wait_until="load", timeout=0), what="reloading")
         except PlaywrightError as exc:
             self._break(f"the page did not reload: {exc.message.splitlines()[0]}")
             raise PageBroken(self.broken or "") from None

@@ -67,13 +67,29 @@ def worker_key(channel: str) -> str:
     return hmac.new(channel.encode(), b"agentbench worker query", hashlib.sha256).hexdigest()[:16]
 
 
+def _shared_script(cfg: dict[str, Any], body: bytes, module: bool, source: str) -> bytes:
+    """A SharedWorker's script on the clock, whole in one response: what a SharedWorker asks for itself
+    (an import) never reaches the harness's route (measured in Chromium 156: it goes to the network), so
+    the clock comes inline. A classic script runs after it as a script of its own (its strictness and
+    line numbers hold), from a blob: URL the worker makes; a module's text follows the clock on its
+    first line (a module is strict anyway; its lines stay)."""
+    clock = f"{WORKER_JS}({json.dumps(cfg)});"
+    text = body.decode("utf-8", errors="replace")
+    if module:
+        return (clock + text + ("" if "sourceURL=" in text else source)).encode()
+    named = text if "sourceURL=" in text else text + source
+    return (clock + "importScripts(URL.createObjectURL(new Blob([" + json.dumps(named) +
+            "], { type: \"text/javascript\" })));" + source).encode()
+
+
 def serve_worker(url: str, resource_type: str, channel: str, root: Path,
                  budget: ServeBudget) -> tuple[int, bytes, str] | None:
     """``(status, body, content type)`` for a URL with our query (``_clock_workers.js`` asks for a worker
     script of the artefact's with it); None for any other URL.
 
     The query's value is what the page knew when it made the worker: its number, the page's time and
-    Date then, its seed, ``k`` or ``m`` (classic or module) and the page's fragment, when it gave one.
+    Date then, its seed, ``k`` or ``m`` (classic or module; ``K`` or ``M`` for a SharedWorker) and the
+    page's fragment, when it gave one.
     - The worker's script itself (a ``script`` request): a wrapper that imports the worker clock (the
       same URL with ``c`` before our value) and then the script (``importScripts`` of it under ``s``
       before our value, or, for a module, a static import of it at its own URL and fragment, which
@@ -99,29 +115,33 @@ def serve_worker(url: str, resource_type: str, channel: str, root: Path,
     fields = value.split("_", 5)
     try:
         id_, rel0, date0, seed = fields[:4]
-        module = fields[4:5] == ["m"]
-        if len(fields) != 4 and fields[4] not in ("k", "m"):
+        # k / m: a classic / module worker; K / M: a classic / module SharedWorker
+        module, shared = fields[4:5] in (["m"], ["M"]), fields[4:5] in (["K"], ["M"])
+        if len(fields) != 4 and fields[4] not in ("k", "m", "K", "M"):
             raise ValueError(value)
         fragment = "#" + unquote(fields[5]) if len(fields) == 6 else ""
         # A worker the page made has a number; one a worker made, "parent.n" (see _clock_worker.js).
         cfg: dict[str, Any] = {"id": int(id_) if id_.isdigit() else id_, "rel0": float(rel0),
                                "date0": float(date0), "seed": int(seed)}
     except ValueError:
-        tag, module, fragment, cfg = "", False, "", {}
+        tag, module, shared, fragment, cfg = "", False, False, "", {}
     named = f"{original}{fragment}"
     source = f"\n//# sourceURL={named}"
     ours = f"{original}{'&' if '?' in original else '?'}{key}="
     clock_url, script_url = f"{ours}{CLOCK_TAG}{value}", f"{ours}{SCRIPT_TAG}{value}"
+    query = urlsplit(original).query
+    clock_cfg = cfg | {"key": key, "cu": clock_url, "hash": True, "bc": channel + ":bc",
+                       "marker": channel + ":started", "src": WORKER_JS,
+                       "loc": {"href": original, "search": f"?{query}" if query else ""}}
     if tag == CLOCK_TAG:
-        query = urlsplit(original).query
-        cfg |= {"key": key, "cu": clock_url, "hash": True, "bc": channel + ":bc", "marker": channel + ":started",
-                "src": WORKER_JS, "loc": {"href": original, "search": f"?{query}" if query else ""}}
         if not module:  # a classic worker's own timeline keeps our imports (a module's: the page's)
-            cfg["imp"] = script_url
-        return 200, f"{WORKER_JS}({json.dumps(cfg)});{source}".encode(), "text/javascript"
+            clock_cfg["imp"] = script_url
+        return 200, f"{WORKER_JS}({json.dumps(clock_cfg)});{source}".encode(), "text/javascript"
     status, body, ctype = serve_file(root, unquote(urlsplit(original).path), budget)
     if status != 200 or not cfg:
         return status, body, ctype
+    if shared and not tag and resource_type == "script":
+        return 200, _shared_script(clock_cfg | {"shared": True}, body, module, source), ctype
     if tag == SCRIPT_TAG:  # (a script of its own naming keeps it: the last name given wins)
         return status, body if b"sourceURL=" in body else body + source.encode(), ctype
     if resource_type != "script":

@@ -153,15 +153,16 @@ def _big_page(folder: Path, mib: int, script: str) -> Path:
 
 async def test_a_large_entry_is_judged_on_its_behaviour_not_called_a_hang(harness: BrowserHarness,
                                                                           tmp_path: Path) -> None:
-    # A 24 MiB page: slow to hand to the browser through the route (seconds), fine for a person.
-    # It used to get the 5 s step limit and was called an infinite loop.
-    folder = _big_page(tmp_path / "big", 24, "document.getElementById('t').textContent = 'loaded';")
-    s = await harness.open(folder, "index.html")
-    try:
-        assert s.broken is None, s.broken
-        assert await s.eval("() => document.getElementById('t').textContent") == "loaded"
-    finally:
-        await s.close()
+    # A 24 MiB page: slow to hand to the browser through the route (seconds, more on a busy machine),
+    # fine for a person. It used to get the 5 s step limit and was called an infinite loop. Judged as
+    # the product judges it, by the load check (a load its first limit cuts is loaded again with the
+    # replay's): the page is blank until its script runs, so `load` passes only where the script ran.
+    folder = _big_page(tmp_path / "big", 24, "document.getElementById('t').textContent = 'loaded: the script ran';")
+    html = (folder / "index.html").read_text().replace("<p id=t>big</p>", "<p id=t></p>")
+    (folder / "index.html").write_text(html)
+    checks = await run_browser_checks_async("no-such-task", folder, tmp_path / "evidence", harness=harness)
+    load = next(c for c in checks if c.id == "load")
+    assert load.status == "pass", (load.detail, load.data)
 
 
 async def test_a_small_page_that_hangs_at_load_is_still_a_fail(harness: BrowserHarness, tmp_path: Path) -> None:
