@@ -35,10 +35,19 @@
     const PE = window.PerformanceEntry, P = window.Performance;
     if (typeof PE !== "function" || typeof P !== "function") return;
     const given = new N.WeakMap();  // entries whose times the page gave
+    const fixed = new N.WeakMap();  // measures: [startTime, duration] on this clock, worked out when made
     const startGet = getterOf(PE.prototype, "startTime"), durGet = getterOf(PE.prototype, "duration");
     if (!startGet || !durGet) return;
-    const startOf = (e, s) => (call(N.wmHas, given, e) ? s : virtualOf(s));
-    const spanOf = (e, s, d) => (call(N.wmHas, given, e) || !(d > 0) ? d : virtualOf(s + d) - virtualOf(s));
+    const startOf = (e, s) => {
+      if (call(N.wmHas, given, e)) return s;
+      const f = call(N.wmGet, fixed, e);
+      return f !== undefined ? f[0] : virtualOf(s);
+    };
+    const spanOf = (e, s, d) => {
+      const f = call(N.wmGet, fixed, e);
+      if (f !== undefined) return f[1];
+      return call(N.wmHas, given, e) || !(d > 0) ? d : virtualOf(s + d) - virtualOf(s);
+    };
     wrapGetter(PE.prototype, "startTime", getDesc({ get startTime() {
       return startOf(this, call(startGet, this));
     } }, "startTime").get);
@@ -95,12 +104,33 @@
         return e;
       } }.mark, getDesc(P.prototype, "mark").enumerable);
     }
+    // A measure's ends, each as the page named it: a time it gave (in an options object: start, end,
+    // duration) as given; a mark by its name as that mark reads; none (the time origin, now) as the
+    // browser's real time reads on this clock. The browser measured between real times and the page's
+    // numbers alike; it is read as worked out here.
+    const byName = P.prototype.getEntriesByName;
+    const markAt = (self, name, real) => {
+      const list = call(byName, self, name, "mark");
+      const m = list.length ? list[list.length - 1] : null;
+      return m === null ? virtualOf(real) : startOf(m, call(startGet, m));
+    };
     if (typeof realMeasure === "function") {
       define(P.prototype, "measure", { measure(measureName) {
         const e = apply(realMeasure, this, arguments);
-        if (typeof arguments[1] === "number" || typeof arguments[2] === "number") {
-          try { call(N.wmSet, given, e, true); } catch (err) { /* no entry */ }
-        }
+        try {
+          const s = call(startGet, e), d = call(durGet, e), a1 = arguments[1];
+          let start = a1, end = arguments[2], dur;
+          if (a1 !== null && typeof a1 === "object") { start = a1.start; end = a1.end; dur = a1.duration; }
+          let sv = typeof start === "number" ? start : typeof start === "string" ? markAt(this, start, s) : null;
+          let ev = typeof end === "number" ? end : typeof end === "string" ? markAt(this, end, s + d) : null;
+          if (typeof dur === "number") {
+            if (sv !== null) ev = sv + dur;
+            else if (ev !== null) sv = ev - dur;
+          }
+          if (sv === null) sv = virtualOf(s);
+          if (ev === null) ev = virtualOf(s + d);
+          call(N.wmSet, fixed, e, [sv, ev - sv]);
+        } catch (err) { /* no entry, or options the page's getters broke: as the browser has it */ }
         return e;
       } }.measure, getDesc(P.prototype, "measure").enumerable);
     }
