@@ -174,7 +174,7 @@ RESTART_INPUTS = [("Space", "press:Space"), ("a click", "click:0.5,0.5"),
 
 
 async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str, dom_then: str,
-                       ) -> tuple[bool, str, dict[str, float]]:
+                       ) -> tuple[bool, str, dict[str, object]]:
     """Flap for 1.6 s after a restart input: a new game moves and is not over within a second, and
     the game-over screen changed (``end_left``; the page's text, ``dom_then`` before the input, may
     show the change instead: an HTML panel over a canvas is not in the canvas's captures)."""
@@ -182,6 +182,8 @@ async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str, dom_th
     end = t_in + PLAY_S
     next_flap = t_in + 0.3
     again: float | None = None
+    dom_early: str | None = None
+
     def changes() -> int:
         return sum(1 for i in range(start_i + 1, run.last_index() + 1)
                    if run.code(i - 1) is not None and run.code(i) is not None
@@ -195,18 +197,20 @@ async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str, dom_th
         if run.now >= t_in + 0.7 and changes() == 0:
             break  # a still screen after the input and a flap: nothing started
         if run.now >= next_flap - 1e-9 and run.now < end - 1e-9:
+            if dom_early is None:  # the page's text as the new game begins (a score read there, ``_score_back``)
+                dom_early = await run.session.dom_text()
             await run.do(flap)
             next_flap += FLAP_PERIOD
     moved = changes()
     lasted = (again - t_in) if again is not None else PLAY_S
     if moved >= 5 and lasted >= 1.0:
         still, left = end_left(run, t_in)
-        seen = {"still_share": round(still, 3), "still_changed": round(left, 3)}
+        seen: dict[str, object] = {"still_share": round(still, 3), "still_changed": round(left, 3)}
         text_changed = _lines(await run.session.dom_text()) != _lines(dom_then)
         if still >= STILL_MIN and left < LEFT_MIN and not text_changed:
             return False, (f"{NO_GAME}: {still:.0%} of the screen was still before the input and only "
                            f"{left:.1%} of that changed, with flapping (only what moved there moves on)"), seen
-        return True, f"runs {lasted:.1f}+ s with flapping", seen
+        return True, f"runs {lasted:.1f}+ s with flapping", {**seen, "dom_early": dom_early}
     return False, "nothing moved" if moved < 5 else f"game over again after {lasted:.1f} s", {}
 
 
@@ -267,8 +271,11 @@ async def restart(run: Run, start: tuple[str, str] | None, flap: str) -> CheckRe
             break  # the page is back at its start: later inputs would not act on a game over
         ok, how, seen = await _plays_again(run, t_in, dom_before, flap, dom_then)
         if ok:
-            return CheckResult(id="restart", status="pass", detail=f"{name} starts a new game that {how}",
-                               data={"input": name, "end_screen": seen})
+            early = seen.pop("dom_early", None)
+            result = CheckResult(id="restart", status="pass", detail=f"{name} starts a new game that {how}",
+                                 data={"input": name, "end_screen": seen, "at_s": round(t_in, 3),
+                                       "until_s": round(run.now, 3)})
+            return await _score_back(run, t_in, dom_before, dom_then, early, result)
         tried.append(f"{name}: {how}")
         if run.broken:
             break
@@ -277,3 +284,60 @@ async def restart(run: Run, start: tuple[str, str] | None, flap: str) -> CheckRe
     return CheckResult(id="restart", status="fail", data={"tried": tried},
                        detail="no input started a new playable game after game over without reloading the page ("
                        + "; ".join(tried) + ")")
+
+
+_PARTS = re.compile(r"\s*(?:\||\u2022|\u00b7|/|;|,|\t|\s{3,})\s*")
+Reading = tuple[str, int]  # (the text around the number, "Score: #"; the number)
+
+
+def _scores(text: str) -> set[Reading]:
+    """The scores one text shows, with their labels ("Score: 3 | Best: 5" shows ("Score: #", 3))."""
+    from ._score import score_value  # imported here: _score's play imports _top, which imports this module
+
+    return {(re.sub(r"[0-9]+", "#", part.strip()), v) for part in _PARTS.split(text)
+            for v in [score_value(part)] if v is not None}
+
+
+def _dom_scores(text: str) -> set[Reading]:
+    return {r for line in text.splitlines() for r in _scores(line)}
+
+
+async def _score_back(run: Run, t_in: float, dom_first: str, dom_then: str, dom_early: str | None,
+                      result: CheckResult) -> CheckResult:
+    """``result`` (a restart that passed), failed where the first game scored and the new game shows the
+    old score instead of the one the first game started at: the same score (by its label, "Score: #")
+    shown in the new game at the old value and never at the start value. Read where ``_score`` reads a
+    score: canvas text by when it was drawn (first drawn before the restart input: the first game; still
+    drawn after it: the new game), the page's text before the first input (the start), before the restart
+    input (the end), at the new game's first flap and now."""
+    texts = await run.session.texts()
+    run.check_reload()
+    dom_now = await run.session.dom_text()
+    drawn_before: set[Reading] = set()
+    drawn_after: set[Reading] = set()
+    for text, first, last, _n in texts:
+        if first / 1000 < t_in:
+            drawn_before |= _scores(text)
+        if last / 1000 > t_in + 0.05:
+            drawn_after |= _scores(text)
+    early = _dom_scores(dom_early) if dom_early is not None else set()
+    ways = (("drawn on the game", drawn_before, drawn_before, drawn_after, drawn_after),
+            ("in the page", _dom_scores(dom_first), _dom_scores(dom_then), early, early | _dom_scores(dom_now)))
+    for where, began, ended, first_new, shown in ways:
+        for label in sorted({lab for lab, _ in began} & {lab for lab, _ in ended} & {lab for lab, _ in first_new}):
+            start_v = min(v for lab, v in began if lab == label)
+            old_v = max(v for lab, v in ended if lab == label)
+            new = sorted(v for lab, v in shown if lab == label)
+            if old_v <= start_v:
+                result.data.setdefault("score_back", f"could not tell: the first game ended at its start score "
+                                       f"{start_v} ({label!r} {where})")
+                continue
+            result.data["score_back"] = {"where": where, "label": label, "started": start_v, "ended": old_v,
+                                         "new_game": new[:5]}
+            if start_v not in new and old_v in new:
+                result.status = "fail"
+                result.detail = (f"{result.data['input']} starts a new game, but it keeps the old score: the new "
+                                 f"game shows {', '.join(map(str, new[:4]))} ({label!r} {where}) where the first "
+                                 f"game ended at {old_v} and started at {start_v}")
+                return result
+    return result

@@ -31,6 +31,7 @@ from ..browser._play import CAP, Run, Step, close_all, diverged, moving
 from ..browser._refresh import InputStep
 from ..browser._registry import LoadRun, ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
+from ._again import judge_new_game
 from ._over import Over, frozen_for, restart, watch_over
 from ._passes import score_run
 from ._score import score_check, score_texts
@@ -420,6 +421,8 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
                 tried.append(bottom)
                 pipe, played = (bottom, low) if bottom.went_on else (pipe, played)
             await low.close()
+        if again is not None and status == "pass":  # the new game against the first: as fast as it (_again)
+            again = judge_new_game(again, end_run, base, flap, t0, [t0 + dt for dt in TAPS], over.at, learnt)
         began = f"(started with {start.name}) " if start.name else "(no input started anything; the page as it runs) "
         evidence = [e for e in (_strip(ctx, "flap-none.png", base, t0, t0 + 1.6, "no input after the start"),
                                 _strip(ctx, "flap-input.png", flap, t0, t0 + 1.6, f"{flap_name} at +{TAPS[0]} s"))
