@@ -35,13 +35,15 @@ LOOK = 2 * CAP      # the bird and the pipes are looked at this often (virtual s
 AHEAD = 0.45        # the band reaches this share of the game's width ahead of the bird
 TAP_GAP = 0.2       # s between two taps at least
 MARGIN = 0.7        # bird heights over the gap's lower edge where a person flaps ...
-SOON = 1.6          # ... before the bird gets there, at its speed, this many looks on
+SOON = 1.5          # ... before the bird gets there, at its speed, this many captures on
 ANSWER_S = 0.6      # a tap after a pipe left the bird, answered by a rise within this long: it flew on
 GIVE_UP = 1.5       # s after a pipe left the bird without the bird seen flying on: it died there
 LOST_S = 1.5        # the bird unseen this long: the run ends (it died, fell or left the screen)
 STOPPED_S = 0.6     # nothing on the screen changed this long: the game ended
 AFTER_LAST = 2.4    # s played on after the last pass wanted (its count may come late, and must then stay)
-DOM_EVERY = 2       # looks between two reads of the page's text (a score in the page's HTML)
+NO_PIPE_S = 6.0     # s without a pipe seen ahead of the bird: the run ends
+FIRST_TAP = 0.2     # s after the start a person flaps once, whatever the bird does (a game may wait for it)
+DOM_EVERY = 0.2     # s between two reads of the page's text (a score in the page's HTML)
 
 
 @dataclass
@@ -103,13 +105,17 @@ async def pass_run(run: Run, t0: float, action: str, learnt: Learnt, *, until: f
     rows: list[tuple[float, float]] = []
     prev: int | None = None
     covered_since: float | None = None
-    pending: Pass | None = None
+    pending: list[Pass] = []  # pipes that left the bird's columns, the bird not yet seen flying on after
     open_tap: float | None = None  # a tap not yet answered by a rise
     gap: tuple[float, float] | None = None
-    looks = 0
+    tops: list[tuple[float, int]] = []  # (t, the bird's top row)
+    rises: list[float] = []  # how high each flap lifted the bird (px)
+    tap_top = 0
+    last_dom = -1.0
+    step = LOOK
     while run.now < until - 1e-9 and not run.broken:
-        await run.advance(LOOK)
-        looks += 1
+        await run.advance(step)
+        step = LOOK
         i = run.last_index()
         frame = run.frames.get(i)
         if frame is None or (frame.width, frame.height) != (sc.width, sc.height):
@@ -122,7 +128,8 @@ async def pass_run(run: Run, t0: float, action: str, learnt: Learnt, *, until: f
         if run.now - last_change >= STOPPED_S:
             out.why = "the screen stopped (the game ended)"
             break
-        if read_dom and looks % DOM_EVERY == 0:
+        if read_dom and run.now - last_dom >= DOM_EVERY - 1e-9:
+            last_dom = run.now
             out.lines.append((run.now, await run.session.dom_text()))
         box, depth, _cols, _ = _look(sc, bird, frame.image, TOP)
         _b, rise, _c, _ = _look(sc, bird, frame.image, from_bottom)
@@ -131,8 +138,7 @@ async def pass_run(run: Run, t0: float, action: str, learnt: Learnt, *, until: f
         if covered and covered_since is None:
             covered_since = run.now
         elif not covered and covered_since is not None:
-            if pending is None:  # a pipe left the bird's columns: passed, once the bird is seen flying on
-                pending = Pass(covered_since, run.now)
+            pending.append(Pass(covered_since, run.now))  # passed, once the bird is seen flying on
             covered_since = None
         ahead = _gap(depth, rise, sc.height, b1 + 2 if box is None else max(b1, box[2]) + 2, bird)
         over = _gap(depth, rise, sc.height, max(0, b0), bird) if covered else None
@@ -148,24 +154,38 @@ async def pass_run(run: Run, t0: float, action: str, learnt: Learnt, *, until: f
         if open_tap is not None:
             if any(r <= _row_at(rows, open_tap) - 2 for t, r in rows if open_tap < t <= open_tap + ANSWER_S + 1e-9):
                 out.alive_until = run.now  # the bird rose when flapped: it flies
-                if pending is not None and open_tap >= pending.leave - 1e-9:
-                    out.passes.append(pending)
-                    pending = None
+                out.passes += [p for p in pending if p.leave <= open_tap + 1e-9]
+                pending = [p for p in pending if p.leave > open_tap + 1e-9]
                 open_tap = None
             elif run.now > open_tap + ANSWER_S + 1e-9:
                 open_tap = None
-        if pending is not None and run.now - pending.leave >= GIVE_UP:
+        if pending and run.now - pending[0].leave >= GIVE_UP:
             out.why = "the bird did not fly on after a pipe (it died there)"
             break
         if len(out.passes) >= PASSES and run.now >= out.passes[PASSES - 1].leave + AFTER_LAST:
             break
+        if gap is None and run.now - out.began >= NO_PIPE_S:
+            out.why = f"no pipe came to the bird in {NO_PIPE_S:.0f} s"
+            break
+        tops.append((run.now, box[1]))
+        if last_tap > 0 and run.now - last_tap <= ANSWER_S + 1e-9:  # how high a flap lifts the bird
+            lifted = tap_top - min(top for t, top in tops if t > last_tap)
+            rises[-1] = max(rises[-1], lifted)
         falling = len(rows) < 2 or rows[-1][1] >= rows[-2][1]
-        # Where its bottom will be at the next look, falling faster and faster: a person flaps early.
-        speed = max(0.0, rows[-1][1] - rows[-2][1]) if len(rows) >= 2 else 0.0
+        # Where its bottom will be by the time a flap takes, falling faster and faster: a person flaps
+        # early, low enough in the gap that the flap's lift keeps the bird under the gap's upper edge.
+        speed = max(0.0, (rows[-1][1] - rows[-2][1]) / (rows[-1][0] - rows[-2][0])) if len(rows) >= 2 else 0.0
         floor = gap[1] if gap is not None else 0.6 * sc.height
-        if box[3] + SOON * speed > floor - max(3.0, MARGIN * bird.height) and falling and \
-                run.now - last_tap >= TAP_GAP:
-            last_tap = run.now
+        line = floor - max(3.0, MARGIN * bird.height)
+        if gap is not None:
+            lift = statistics.median(rises[-3:]) if any(rises) else 2.0 * bird.height
+            line = min(floor - 2.0, max(line, (gap[0] + floor + bird.height + lift) / 2))
+        first = out.taps == 0 and run.now >= out.began + FIRST_TAP - 1e-9  # a game waiting for it starts
+        if box[3] + speed * (LOOK + CAP) > line:
+            step = CAP  # near the line: looked at every capture
+        if (first or box[3] + speed * SOON * CAP > line and falling) and run.now - last_tap >= TAP_GAP - 1e-9:
+            last_tap, tap_top = run.now, box[1]
+            rises.append(0.0)
             out.taps += 1
             if open_tap is None:
                 open_tap = run.now

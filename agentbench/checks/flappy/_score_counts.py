@@ -6,9 +6,9 @@ it is between passes. Read from a run's captures (``Place``):
 
 - a pixel *changes for good* at a capture when it had not changed for ``BEFORE`` s, then changed
   (within ``EPISODE`` s: a digit that pops in as it changes), then stayed as it became for
-  ``STAYS`` s, and is then unlike what it was ``AGO`` s before. A pipe moving over a pixel covers it
-  for less than that and leaves it as it was before the pipe came; the bird, a scrolling ground, a
-  blinking hint never stay; a number counting frames changes too often;
+  ``STAYS`` s, and what it became was not seen there in the ``AGO`` s before. A pipe moving over a
+  pixel covers it for less than that and leaves it as it was before the pipe came; the bird, a
+  scrolling ground, a blinking hint never stay; a number counting frames changes too often;
 - such pixels, grouped by where they are, are places; each place's *moments* are when it changed.
 
 ``judge`` then lays each place's moments (or a readable score's values) against the pipes passed
@@ -26,8 +26,9 @@ from ._screen import Coder, code_of, mask_bytes
 __all__ = ["Counted", "Pass", "Place", "Played", "judge", "places"]
 
 BEFORE = 0.3     # s a pixel was unchanged before it changed for good ...
-AGO = (0.8, 1.2)  # ... and it then differs from how it was these many s before (a pipe's trailing edge
-                  # leaves the sky as it was before the pipe came)
+AGO = 1.2        # ... and what it became was not seen there in this many s before (a pipe's trailing edge
+                 # leaves the sky as it was before the pipe came; a digit changed just before a pipe
+                 # passed behind it changed then, not when the pipe left it)
 EPISODE = 0.2    # s a change may take (a digit popping in)
 STAYS = 0.9      # s it then stays as it became
 MIN_PX = 3       # capture pixels a place changes by at least, at a moment
@@ -80,22 +81,23 @@ def places(frames: dict[int, Image], every: float, lo: float, hi: float) -> list
     codes = {i: code_of(frames[i]) for i in idx}
     change = {i: coder.differ(codes[i - 1], codes[i]) for i in idx if i - 1 in codes}
     k1, ep, k2 = round(BEFORE / every), round(EPISODE / every), round(STAYS / every)
-    ago = [round(a / every) for a in AGO]
+    ago = round(AGO / every)
     good: dict[int, int] = {}
     for i in sorted(change):
-        span = range(i - max(k1, *ago), i + ep + k2 + 1)
-        if any(j not in codes for j in span) or any(j not in change for j in range(i - k1, i + ep + k2 + 1)):
+        if any(j not in codes for j in range(i - ago, i + ep + k2 + 1)) or \
+                any(j not in change for j in range(i - k1, i + ep + k2 + 1)):
             continue
         q = change[i] & coder.differ(codes[i - 1], codes[i + ep])
-        for k in ago:
-            q &= coder.differ(codes[i - k], codes[i + ep])
-        if q.bit_count() < MIN_PX:
-            continue
         for j in (*range(i - k1, i), *range(i + ep + 1, i + ep + k2 + 1)):
-            q &= ~change[j]
             if q.bit_count() < MIN_PX:
                 break
-        else:
+            q &= ~change[j]
+        new = codes[i + ep]
+        for j in range(i - k1 - 1, i - ago - 1, -1):  # (after BEFORE s unchanged, it was as at i - 1 then)
+            if q.bit_count() < MIN_PX:
+                break
+            q &= coder.differ(codes[j], new)
+        if q.bit_count() >= MIN_PX:
             good[i] = q
     if not good:
         return []
