@@ -8,7 +8,10 @@ added and the page reloaded: the tasks shown before must come back with the same
 the deleted ones must stay gone (an app that deletes on screen but removes another task from
 storage shows it only now). Then each other kind of change is made alone and followed at once by a
 reload (marking done, marking not done again, deleting): an app that saves the whole list on add
-but nothing on ticking would otherwise have its ticks saved by the next add, by accident.
+but nothing on ticking would otherwise have its ticks saved by the next add, by accident; after the
+delete the other tasks keep their done states (done marks saved by position, apart from the tasks,
+move to other tasks once a delete is saved without them). The tasks come back in the order they
+were shown (compared within done and within not done).
 """
 
 from __future__ import annotations
@@ -130,10 +133,14 @@ async def toggle_under_filter(s: PageSession, app: TodoApp, todo: TodoMap, names
 
 
 async def _items(app: TodoApp, tasks: list[str]) -> list[dict[str, Any]]:
+    """Each task as shown: how many times, whether done, and its place from the top among the
+    tasks shown once (None where it is not shown once)."""
     state = await app.state(look=True)
     done = app.done(state)
     shown = app.shown(state)
-    return [{"task": m, "times shown": shown.get(m, 0), "done": done.get(m)} for m in tasks]
+    order = [m for m in app.visible_in_order(state) if m in set(tasks) and shown.get(m) == 1]
+    return [{"task": m, "times shown": shown.get(m, 0), "done": done.get(m),
+             "place": order.index(m) + 1 if m in order else None} for m in tasks]
 
 
 async def show_all(app: TodoApp, expect: list[str] | None = None) -> None:
@@ -241,13 +248,26 @@ async def _delete_alone(app: TodoApp, todo: TodoMap, keep: str) -> None:
     except CheckError as exc:
         todo.delete_facts["note"] = f"deleting a task alone before a reload was not tried: {exc}"
         return
-    if app.shown(await app.state()).get(victim):
+    state = await app.state(look=True)
+    if app.shown(state).get(victim):
         return  # not deleted here: the rows phase judged how deleting works
+    done = app.done(state)
     await _reloaded(app, others)
-    now = app.shown(await app.state())
+    state = await app.state(look=True)
+    now, done_now = app.shown(state), app.done(state)
     lost = [m for m in others if not now.get(m)]
-    seen = ("came back" if now.get(victim) else "stayed gone") + (f"; {lost} gone" if lost else "")
+    # The others keep their done states: an app that saves done marks by position apart from the
+    # tasks shows them on other tasks once a delete moved the positions.
+    flipped = [f"'{m}' was {'done' if done[m] else 'not done'} before and {'done' if done_now[m] else 'not done'} after"
+               for m in others if now.get(m) and done.get(m) is not None and done_now.get(m) is not None
+               and done[m] != done_now[m]]
+    seen = ("came back" if now.get(victim) else "stayed gone") + (f"; {lost} gone" if lost else "") + (
+        f"; {', '.join(flipped)}" if flipped else "")
     todo.persist_facts["changes"].append({"change": f"deleted '{victim}' ({todo.delete.what})", "after reload": seen})
+    if flipped:
+        todo.persist_facts.setdefault("problems", []).append(
+            f"after deleting '{victim}' and a reload right after it, the done states of others differ: "
+            + "; ".join(flipped))
     if now.get(victim):
         also = f" and {lost} were gone" if lost else ""
         todo.delete_facts.setdefault("problems", []).append(

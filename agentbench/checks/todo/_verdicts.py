@@ -7,6 +7,8 @@ tried; ``error`` only where the exploration stopped before its candidates ran ou
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._model import CheckResult
 from ..browser._find import value
 from ._app import TodoMap
@@ -196,6 +198,21 @@ def judge_delete(todo: TodoMap) -> CheckResult:
                        detail=f"{recipe.what}{answered} removes exactly the chosen task, also after a reload{note}")
 
 
+def _reordered(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str:
+    """Tasks that came back in another order: the list a person made is not the list kept (one
+    restored reversed, or shuffled by its storage's keys). Compared among the tasks of one done
+    state, shown once before and after: an app may show the done ones apart, or sort them last."""
+    out = []
+    for state in (False, True):
+        pairs = [(p, q) for p, q in zip(before, after, strict=True)
+                 if p["done"] is state and q["done"] is state and p.get("place") and q.get("place")]
+        was = [p["task"] for p, _ in sorted(pairs, key=lambda pq: pq[0]["place"])]
+        now = [q["task"] for _, q in sorted(pairs, key=lambda pq: pq[1]["place"])]
+        if was != now:
+            out.append(f"{'done' if state else 'not done'} tasks top to bottom were {was} before and {now} after")
+    return "; ".join(out)
+
+
 def judge_persistence(todo: TodoMap) -> CheckResult:
     """After a reload the same tasks show with the same done states, and each change (an add, marking
     done, marking not done) is kept by itself: the page is reloaded right after each."""
@@ -223,6 +240,8 @@ def judge_persistence(todo: TodoMap) -> CheckResult:
         detail = "after reload the done states differ: " + "; ".join(flipped)
     elif twice:
         detail = f"after reload {twice} were shown more than once"
+    elif reordered := _reordered(before, after):
+        detail = f"after reload the tasks came back in another order: {reordered}"
     elif pf.get("problems"):
         detail = "; ".join(pf["problems"])
     else:

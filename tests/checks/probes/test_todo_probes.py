@@ -52,6 +52,9 @@ GOOD = [
     "todo/good_swipe_mouse_delete.html",
     # Listens for touch alone: a finger's swipe to the right deletes; a mouse drag does nothing.
     "todo/good_touch_swipe_delete.html",
+    # Rows are prepended (newest on top); on load the done tasks are moved to the bottom: the order
+    # within done and within not done is kept, so the list is the one the person made.
+    "todo/good_done_sink_on_load.html",
     "demo:careful/todo",
 ]
 # artefact -> {check: expected status}; only these checks run on it
@@ -86,6 +89,12 @@ BROKEN = {
     "todo/bad_swipe_only_slides.html": {"delete": "fail", "complete": "pass"},
     # A swiped row is removed, but the deletion is not saved: a reload brings it back.
     "todo/bad_swipe_not_saved.html": {"delete": "fail", "complete": "pass"},
+    # Saved from the DOM newest first, each saved row prepended again on load: every reload
+    # reverses the list (the same tasks, the same done states, in the opposite order).
+    "todo/bad_restores_reversed.html": {"persistence": "fail", "complete": "pass", "delete": "pass"},
+    # Texts and done marks (by position) are saved apart, and a delete saves only the texts: after
+    # a delete and a reload the done marks sit on other tasks.
+    "todo/bad_done_marks_by_position.html": {"persistence": "fail", "complete": "pass", "delete": "pass"},
 }
 
 
@@ -134,6 +143,19 @@ async def test_persistence_evidence_lists_before_and_after(runs: ProbeRuns) -> N
     assert all(r["times shown"] == 0 for r in ev["after reload"])
     shot = [e for e in results["persistence"].evidence if e.kind == "file"]
     assert shot and (ctx.evidence_dir.parent / shot[0].path).is_file()
+
+
+async def test_a_list_restored_in_another_order_says_which(runs: ProbeRuns) -> None:
+    spec = "todo/bad_restores_reversed.html"
+    results, _ = await runs.run(spec, BROKEN[spec])
+    detail = results["persistence"].detail
+    assert "another order" in detail, explain(results)
+    ev = {e.label: e.value for e in results["persistence"].evidence}
+    # the same tasks with the same done states, top to bottom the other way round
+    before, after = ev["before reload"], ev["after reload"]
+    assert [(r["task"], r["done"]) for r in before] == [(r["task"], r["done"]) for r in after]
+    assert len(before) >= 3
+    assert [r["place"] for r in after] == [len(before) + 1 - r["place"] for r in before]
 
 
 async def test_a_delete_that_removes_another_task_says_so(runs: ProbeRuns) -> None:
