@@ -183,6 +183,7 @@ async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str, dom_th
     next_flap = t_in + 0.3
     again: float | None = None
     dom_early: str | None = None
+    scored_in_page = bool(_dom_scores(dom_then))  # a score in the page's text: read it again as the new game begins
 
     def changes() -> int:
         return sum(1 for i in range(start_i + 1, run.last_index() + 1)
@@ -197,7 +198,7 @@ async def _plays_again(run: Run, t_in: float, dom_before: str, flap: str, dom_th
         if run.now >= t_in + 0.7 and changes() == 0:
             break  # a still screen after the input and a flap: nothing started
         if run.now >= next_flap - 1e-9 and run.now < end - 1e-9:
-            if dom_early is None:  # the page's text as the new game begins (a score read there, ``_score_back``)
+            if dom_early is None and scored_in_page:  # the page's text as the new game begins (``_score_back``)
                 dom_early = await run.session.dom_text()
             await run.do(flap)
             next_flap += FLAP_PERIOD
