@@ -31,6 +31,7 @@ from ..browser._find import (
     click,
     dom,
     mouse_away,
+    page_exceptions,
     press,
     select_index,
     settle,
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 
     from ..browser._page import PageSession
 
-__all__ = ["NOTHING_CHANGED", "Absent", "ConverterPage", "Shown"]
+__all__ = ["NOTHING_CHANGED", "Absent", "ConverterPage", "Shown", "Thrown"]
 
 _SETTLE_S = 0.5  # virtual seconds after each input: debounced handlers (<= 500 ms) have run
 SLOW_DEBOUNCE_S = 1.5
@@ -68,11 +69,27 @@ _CATEGORY_WORDS = {
 }
 
 
+# A whole number as a person types it ("12", "-10", "3.7", "3,7"): what the field holds between
+# keys may not be one ("", "-", "3.").
+_WHOLE_NUMBER = re.compile(r"^\s*[-+]?\d+(?:[.,]\d+)?\s*$")
+
+
+class Thrown:
+    """The exceptions a page threw while its value field held no whole number: emptied before a value
+    is typed, or "3." on the way to "3.7". They are the bad-input check's finding (and
+    runtime-errors'); a conversion or live update judged on whole numbers is not failed by them.
+    One per check, shared by the check's pages of each category."""
+
+    def __init__(self) -> None:
+        self.incomplete = 0
+
+
 class ConverterPage:
     """One converter page: its value field, category control, unit controls and how results show."""
 
-    def __init__(self, session: PageSession) -> None:
+    def __init__(self, session: PageSession, thrown: Thrown | None = None) -> None:
         self.s = session
+        self.thrown = thrown or Thrown()
         self.category: str | None = None
         self.field: str | None = None
         self.mode = "controls"  # or "pairs" (fixed pairs) or "fields" (one field per unit)
@@ -374,10 +391,13 @@ class ConverterPage:
         assert self.field is not None
         if await self._reveal() and self.chosen:
             await self._apply(*self.chosen)
+        held: str | None = "" if clear else None
         if clear and self.field_types.get(self.field) == "editable":
+            mark = len(self.s.errors)
             await self._clear_editable()
+            self.thrown.incomplete += len(page_exceptions(self.s.errors[mark:]))
             clear = False
-        await type_into(self.s, self.field, text, "the value field", clear=clear)
+        await self._type_keys(text, clear=clear, held=held)
         if self.commit == "button" and self.convert_button:
             await click(self.s, self.convert_button, "the Convert button")
         elif self.commit == "enter":
@@ -385,6 +405,26 @@ class ConverterPage:
         elif self.commit == "blur":
             await press(self.s, "Tab")
         await settle(self.s, _SETTLE_S)
+
+    async def _type_keys(self, text: str, *, clear: bool, held: str | None) -> None:
+        """Focus the field (emptied where ``clear``) and type ``text`` key by key, as type_into does,
+        counting in ``thrown`` the exceptions thrown while the field held no whole number.
+        ``held``: what the field holds once focused ("" once emptied; None: read it)."""
+        assert self.field is not None
+        mark = len(self.s.errors)
+        await type_into(self.s, self.field, "", "the value field", clear=clear)
+        if held is None:
+            held = (await dom(self.s, "pageText", {"exclude": self.field}))["field"] or ""
+        for key in text:
+            self._count_incomplete(held, mark)
+            mark = len(self.s.errors)
+            await press(self.s, key)
+            held += key
+        self._count_incomplete(held, mark)
+
+    def _count_incomplete(self, held: str, mark: int) -> None:
+        if not _WHOLE_NUMBER.match(held):
+            self.thrown.incomplete += len(page_exceptions(self.s.errors[mark:]))
 
     async def _clear_editable(self) -> None:
         """Empty an editable value field as a person does: select-all and Backspace, and where text is

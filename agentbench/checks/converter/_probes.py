@@ -9,7 +9,9 @@ A category or unit the page does not offer is a finding (``fail``, saying what w
 ``error`` is kept for pages where we could not tell. live-update and bad-input are judged in
 every category the page offers, on pairs that show a result for a valid value: a pair that shows
 nothing at all (a branch the page never wrote) is set aside there, as are the exceptions it threw
-(the category checks and runtime-errors report those).
+(the category checks and runtime-errors report those). Exceptions thrown while the value field
+holds no whole number (emptied before a value is typed, "3." on the way to "3.7") are bad-input's
+finding and runtime-errors': the category checks and live-update keep their own verdict on them.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from .._model import CheckResult
 from ..browser._find import Absent, click, dom, page_exceptions, press, run_checks_side_by_side, settle, value
 from ..browser._registry import ProbeContext
 from ._locale import typed_as
-from ._page import SLOW_DEBOUNCE_S, ConverterPage
+from ._page import SLOW_DEBOUNCE_S, ConverterPage, Thrown
 from ._readings import convert, within_tolerance
 from ._shown import Shown
 from ._units import units_of
@@ -81,6 +83,7 @@ def _pairs_to_try(conv: ConverterPage, category: str) -> list[tuple[str, str, st
 
 
 async def _check_category(s: PageSession, category: str) -> CheckResult:
+    start = len(s.errors)
     conv = ConverterPage(s)
     try:
         await conv.setup(category)
@@ -124,12 +127,12 @@ async def _check_category(s: PageSession, category: str) -> CheckResult:
             )
         if not rows:
             raise CheckError(f"could not try any {category} conversion")
+    status = "fail" if problems else "pass"
+    detail = "; ".join(problems) if problems else f"{len(rows)} {category} conversions right ({conv.commit} result)"
     return CheckResult(
-        id=category,
-        status="fail" if problems else "pass",
-        detail="; ".join(problems) if problems else f"{len(rows)} {category} conversions right ({conv.commit} result)",
-        evidence=evidence,
-        data={"commit": conv.commit, "mode": conv.mode, "offered": sorted(conv.offered_units())},
+        id=category, status=status, detail=detail, evidence=evidence,
+        data={"commit": conv.commit, "mode": conv.mode, "offered": sorted(conv.offered_units()),
+              **_exceptions_data(s, start, conv.thrown.incomplete, status, detail)},
     )
 
 
@@ -156,17 +159,18 @@ async def _orient(conv: ConverterPage, frm: str, to: str, typed: str) -> tuple[A
     return None
 
 
-async def _offered(s: PageSession) -> AsyncIterator[tuple[str, ConverterPage, tuple[str, str], int]]:
+async def _offered(s: PageSession, thrown: Thrown | None = None
+                   ) -> AsyncIterator[tuple[str, ConverterPage, tuple[str, str], int]]:
     """Each category the page offers, chosen on the page (use it before asking for the next), with
     one pair to type into (the task's first, if offered) and how many exceptions the page threw as
-    the category was chosen.
+    the category was chosen. ``thrown``: shared by the pages, counts what was thrown at incomplete input.
 
     Raises CheckError when no category could be set up although the page names some.
     """
     found, gaps = False, []
     for category in CATEGORY_IDS:
         mark = len(s.errors)
-        conv = ConverterPage(s)
+        conv = ConverterPage(s, thrown)
         try:
             await conv.setup(category)
         except Absent:
@@ -308,25 +312,27 @@ async def _label(s: PageSession, path: str) -> str:
 async def _check_live(s: PageSession) -> CheckResult:
     start = len(s.errors)
     rows, problems, live, aside, set_aside_thrown = [], [], [], [], 0
-    async for category, conv, pair, thrown_choosing in _offered(s):
+    thrown = Thrown()
+    async for category, conv, pair, thrown_choosing in _offered(s, thrown):
         # A pair the page converts wrongly (no branch for it: the result stays put) says nothing
         # about live updates: another pair of the category is tried before judging.
         others = [p for p in conv.offered_pairs() if p != pair and p[::-1] != pair][:2]
         outcomes = []
         for i, attempt in enumerate([pair, *others]):
-            mark = len(s.errors)
+            mark, incomplete = len(s.errors), thrown.incomplete
             verdict, detail, steps = await _live_in(s, category, conv, attempt, again=i > 0)
             rows += steps
-            outcomes.append((verdict, detail, _thrown(s, mark)))
+            outcomes.append((verdict, detail, _thrown(s, mark), thrown.incomplete - incomplete))
             if verdict in (LIVE, NOT_LIVE):
                 break
-        verdict, detail, _ = next((o for o in outcomes if o[0] in (LIVE, NOT_LIVE)), None) or next(
+        verdict, detail, *_ = next((o for o in outcomes if o[0] in (LIVE, NOT_LIVE)), None) or next(
             (o for o in outcomes if o[0] == DID_NOT_FOLLOW), outcomes[-1])
         if verdict == NO_RESULT:  # no pair of the category shows anything: judged by the others
             aside.append(category)
-            set_aside_thrown += thrown_choosing + sum(n for *_, n in outcomes)
+            set_aside_thrown += thrown_choosing + sum(o[2] for o in outcomes)
             continue
-        set_aside_thrown += sum(n for v, _, n in outcomes if v == NO_RESULT)
+        # Set aside: a pair's that showed nothing, and what was thrown at incomplete input (bad input's).
+        set_aside_thrown += sum(n if v == NO_RESULT else at_incomplete for v, _, n, at_incomplete in outcomes)
         (live if verdict == LIVE else problems).append(detail or category)
     evidence = [value("typing", rows)]
     beside = f" ({', '.join(aside)} set aside: no pair there showed a result at all)" if aside else ""
@@ -418,14 +424,15 @@ async def _check_bad(s: PageSession) -> CheckResult:
 
 
 def _set_aside_exceptions(result: CheckResult) -> CheckResult:
-    """A check the harness failed only for exceptions that all came from pairs the check set aside
-    keeps its own verdict (the exceptions stay in its evidence and in runtime-errors)."""
+    """A check the harness failed only for exceptions that all came from what the check set aside
+    (pairs that showed no result, the field holding no whole number) keeps its own verdict (the
+    exceptions stay in its evidence and in runtime-errors; bad input's are bad-input's finding)."""
     judged, thrown = result.data.get("judged"), result.data.get("exceptions")
     if (result.status == "fail" and judged and thrown and judged["status"] == "pass"
             and thrown["thrown"] and thrown["thrown"] == thrown["set aside"]):
         result.status = "pass"
         result.detail = (f"{judged['detail']}; the page threw {thrown['thrown']} exception(s), all while "
-                         "using pairs that showed no result (set aside)")
+                         "using pairs that showed no result or while the field held no whole number (set aside)")
     return result
 
 
