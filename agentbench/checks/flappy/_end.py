@@ -129,7 +129,7 @@ def settled(frames: dict[int, Image], every: float, t0: float, now: float, scree
             for i in range(c + 1, k0 + 1):
                 if i in change:
                     other |= change[i] & ~near
-            if other.bit_count() <= quiet:
+            if other.bit_count() <= quiet or _slid_in(coder, other, found, end.width, end.height, quiet):
                 break
             left = 0
     share = coder.share(new)
@@ -146,6 +146,32 @@ def settled(frames: dict[int, Image], every: float, t0: float, now: float, scree
             break
         at = i
     return Settled(quiet_from, share, at * every, box)
+
+
+def _slid_in(coder: Coder, other: int, found: list[Blob], w: int, h: int, quiet: float) -> bool:
+    """Whether what else moved since the cut is the new thing itself sliding in from an edge.
+
+    A panel that slides down from the top (or in from a side) sweeps the strip between that edge and
+    where it comes to rest, and nothing else moves: all but ``quiet`` pixels of ``other`` lie in one
+    such strip (the new regions' box, widened by ``WIDEN``, stretched to one edge of the capture).
+    """
+    if not found or not other:
+        return False
+    x0 = max(0, min(b.x0 for b in found) - WIDEN)
+    y0 = max(0, min(b.y0 for b in found) - WIDEN)
+    x1 = min(w - 1, max(b.x1 for b in found) + WIDEN)
+    y1 = min(h - 1, max(b.y1 for b in found) + WIDEN)
+    sweeps = ((x0, 0, x1, y1), (x0, y0, x1, h - 1), (0, y0, x1, y1), (x0, y0, w - 1, y1))
+    return any((other & ~_box(coder, w, box)).bit_count() <= quiet for box in sweeps)
+
+
+def _box(coder: Coder, w: int, box: tuple[int, int, int, int]) -> int:
+    """The mask of a box (x0, y0, x1, y1), inclusive, in ``coder``'s lanes."""
+    x0, y0, x1, y1 = box
+    row = bytearray(w)
+    row[x0:x1 + 1] = b"\x80" * (x1 - x0 + 1)
+    rows = bytes(w * y0) + bytes(row) * (y1 - y0 + 1)
+    return int.from_bytes(rows + bytes(coder.n - len(rows)), "little")
 
 
 def _busiest(change: dict[int, int], span: int) -> int:
