@@ -27,8 +27,8 @@ from ._registry import Adapt, InputStep, ProbeContext, Rerun, ScriptFn
 
 log = structlog.get_logger()
 
-__all__ = ["OBSERVE_KEY", "RUNS_KEY", "Adapt", "InputStep", "Observe", "Rerun", "Runs", "ScriptFn", "play",
-           "refresh_rate_check"]
+__all__ = ["CAP60", "CAPTURE_WIDTH", "OBSERVE_KEY", "RUNS_KEY", "Adapt", "InputStep", "Observe", "Rerun", "Runs",
+           "ScriptFn", "play", "play_rate", "refresh_rate_check"]
 
 CHECK_ID = "refresh-rate"
 T240 = 2.0          # virtual seconds simulated at 240 Hz
@@ -335,6 +335,13 @@ async def _run(ctx: ProbeContext, fps: int, steps: list[InputStep], duration: fl
         log.info("refresh-rate run cut by the step limit, played again", fps=fps, broken=(broken or "")[:200])
         frames, broken, _ = await _run_once(ctx, fps, steps, duration, every, REPLAY_LIMIT_S)
     return frames, broken
+
+
+async def play_rate(ctx: ProbeContext, fps: int, steps: list[InputStep], duration: float,
+                    every: float = CAP60) -> tuple[list[Frame], str | None]:
+    """One more run of ``steps`` at ``fps`` to ``duration`` (virtual s), captured as the pixel runs are
+    (``CAPTURE_WIDTH`` wide, every ``every`` s), replayed when cut as they are: (frames, why it broke)."""
+    return await _run(ctx, fps, steps, duration, every)
 
 
 async def _run_once(ctx: ProbeContext, fps: int, steps: list[InputStep], duration: float, every: float,

@@ -23,13 +23,13 @@ import asyncio
 import math
 
 from .._model import CheckResult, Evidence
-from ..browser._imaging import Image, diff_mask
 from ..browser._perception import OTHER_SPEED, spells
 from ..browser._play import Run, Step, close_all
 from ..browser._refresh import RUNS_KEY, InputStep, Rerun, Runs
 from ..browser._registry import ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
 from ._over import HINT_S, over_since
+from ._pace import pipe_pace, top_columns
 from ._probes import FLAP_INPUTS, FLAP_RUNS_KEY, TAPS, locate_shift
 
 __all__ = ["adapt_refresh", "crash_time", "flap_rise", "flappy_script", "more_pipes", "top_columns"]
@@ -38,7 +38,6 @@ POLL = 0.05           # virtual s between looks for the game-over message
 PASS_RATIO = (0.75, 1.35)
 FAIL_RATIO = 1.8      # ending this many times sooner (or later) is plain to see
 PROBES_KEY = "flappy-probes"
-PIPE_BAND = 0.15      # the top share of the game's rows, where its top pipes hang
 PIPE_MORE = 0.25      # more of the top's width covered at one rate than at the other: more than a pipe's width
 PIPE_LASTS = 0.2      # ... for this long (virtual s): a screen full of pipes, not a pipe's early arrival
 SCREEN_OVER = 0.9     # the whole top changed (a panel or a dimmed screen over the game): no pipes to count
@@ -84,18 +83,6 @@ async def crash_time(ctx: ProbeContext, fps: int, start: Start, limit: float) ->
         return None
     finally:
         await run.close()
-
-
-def top_columns(img: Image, ref: Image) -> list[bool]:
-    """Per column: do its top rows (``PIPE_BAND``) mostly differ from ``ref`` (the screen before the start)?
-
-    Flappy's top pipes hang from the top edge wherever their gap is, so the columns covered at
-    the top count the pipes on screen whatever their random heights.
-    """
-    w, h = img.width, img.height
-    rows = max(2, round(h * PIPE_BAND))
-    mask = diff_mask(img.crop_rows(0, rows), ref.crop_rows(0, rows), 60)  # the band only
-    return [sum(mask[y * w + x] for y in range(rows)) * 2 >= rows for x in range(w)]
 
 
 def _at(frames_t: list[float], t: float) -> int | None:
@@ -232,7 +219,8 @@ async def flap_rise(ctx: ProbeContext, start: Start, *, own: bool = False) -> tu
     return None if r240 is None else (name, r60, r240)
 
 
-async def _second_look(ctx: ProbeContext, start: Start, result: CheckResult, pixels_passed: bool) -> CheckResult:
+async def _second_look(ctx: ProbeContext, start: Start, steps: list[InputStep], result: CheckResult,
+                      pixels_passed: bool) -> CheckResult:
     """A pass looked at again where a person looks: the pipes, then the flap (see the module docstring)."""
     runs = ctx.shared.get(RUNS_KEY)
     if pixels_passed and isinstance(runs, Runs):
@@ -245,6 +233,18 @@ async def _second_look(ctx: ProbeContext, start: Start, result: CheckResult, pix
                 detail=f"the scenery moves alike at 60 and 240 Hz, but at {more} Hz far more pipes come: at "
                 f"{t:.2f} s they cover {c240:.0%} of the top at 240 Hz and {c60:.0%} at 60 Hz "
                 f"(for {pipes['lasted_s']:.2f} s): pipes come per frame, not per second")
+    if isinstance(runs, Runs):
+        before = (start.steps[0].t if start.steps else START_AT) - 0.05
+        pace = await pipe_pace(ctx, runs, steps, start.t0, before)
+        if pace is not None:
+            result.data = {**result.data, "pipe_pace": [round(pace.p60, 1), round(pace.p240, 1)]}
+            if pace.apart:
+                how = f"{pace.ratio:.1f}x faster" if pace.ratio > 1 else f"{1 / pace.ratio:.1f}x slower"
+                return CheckResult(
+                    id=result.id, status="fail", evidence=result.evidence, data=result.data,
+                    detail=f"the scenery moves alike at 60 and 240 Hz, but the pipes scroll {how} at 240 Hz "
+                    f"({pace.p240:.0f} against {pace.p60:.0f} capture px per s, {pace.n240} and {pace.n60} pipe "
+                    f"edges followed to {pace.until:.1f} s): the pipes move per frame, not per second")
     lift = await flap_rise(ctx, start)
     if lift is None:
         return result
@@ -284,7 +284,7 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
     # twinkles or shake drawn per frame look alike at any rate): the game itself decides.
     before_start = result.status == "fail" and isinstance(window, list) and window[1] <= start.t0 + 1e-6
     if result.status == "pass":
-        return await _second_look(ctx, start, result, pixels_passed=True)
+        return await _second_look(ctx, start, steps, result, pixels_passed=True)
     if result.status in ("fail", "skip") and not before_start:
         return result
     limit = 10.0
@@ -311,7 +311,7 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
         note = " (only the start screen's animation differed)" if before_start else ""
         timed = CheckResult(id=result.id, status="pass", detail=f"{seen}: the game runs at the same speed{note}",
                             evidence=evidence, data=data)
-        return await _second_look(ctx, start, timed, pixels_passed=False)
+        return await _second_look(ctx, start, steps, timed, pixels_passed=False)
     if ratio >= FAIL_RATIO or ratio <= 1 / FAIL_RATIO:
         how_much = f"{ratio:.1f}x sooner" if ratio > 1 else f"{1 / ratio:.1f}x later"
         return CheckResult(id=result.id, status="fail", evidence=evidence, data=data,
