@@ -23,6 +23,7 @@ import asyncio
 import math
 
 from .._model import CheckResult, Evidence
+from ..browser._page import REPLAY_LIMIT_S, PageBroken
 from ..browser._perception import OTHER_SPEED, spells
 from ..browser._play import Run, Step, close_all
 from ..browser._refresh import RUNS_KEY, InputStep, Rerun, Runs
@@ -65,9 +66,15 @@ async def flappy_script(ctx: ProbeContext) -> tuple[list[InputStep], str] | None
     return pre + taps, f"(started with {start.name})" if start.name else "(the game runs without a start input)"
 
 
-async def crash_time(ctx: ProbeContext, fps: int, start: Start, limit: float) -> float | None:
-    """Virtual s from the start to the game's end (message or reload), no other input; None if none."""
-    run = await Run.open(ctx, fps=fps, every=1.0)  # captures are not needed: texts and reloads are read
+async def crash_time(ctx: ProbeContext, fps: int, start: Start, limit: float,
+                     step_timeout_s: float | None = None) -> float | None:
+    """Virtual s from the start to the game's end (message or reload), no other input; None if none.
+
+    A run cut by the step limit (a busy machine starving the page) is played again with
+    ``REPLAY_LIMIT_S``, as the pixel runs are (issue 29): the same frame for frame, so a page that
+    hangs is cut again (None: timing did not work) and a starved one gives a quiet machine's time.
+    """
+    run = await Run.open(ctx, fps=fps, every=1.0, step_timeout_s=step_timeout_s)  # texts and reloads are read
     try:
         await run.play(start.steps, start.t0)
         dom_before = run.dom_first if run.dom_first is not None else await run.session.dom_text()
@@ -80,9 +87,16 @@ async def crash_time(ctx: ProbeContext, fps: int, start: Start, limit: float) ->
                 return run.reloads[0] - start.t0
             if at is not None:
                 return at - start.t0
-        return None
+        if not run.session.hung:
+            return None
+    except PageBroken:
+        if not run.session.hung:
+            return None
     finally:
         await run.close()
+    if step_timeout_s is not None and step_timeout_s >= REPLAY_LIMIT_S:
+        return None
+    return await crash_time(ctx, fps, start, limit, REPLAY_LIMIT_S)
 
 
 def _at(frames_t: list[float], t: float) -> int | None:

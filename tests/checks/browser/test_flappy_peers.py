@@ -71,3 +71,34 @@ def test_edge_paces_leave_shaking_and_still_things_out() -> None:
     still = [_band(k / 30, 20) for k in range(30)]
     assert edge_paces(shake, 0, 63) == []
     assert edge_paces(still, 0, 63) == []
+
+
+@pytest.mark.browser
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_crash_timing_run_cut_by_the_step_limit_is_played_again(runs: GameRuns,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # Timing the crash (refresh-rate's fallback) on a machine so busy that every step outlasts the usual
+    # limit (made 0 s). It was an error ("refresh-rate failed: PageBroken ... (domText)", the corpus's
+    # reload-on-death game at load ~28) or no time at all; played again with the long limit it gives the
+    # quiet machine's time, frame for frame.
+    from agentbench.checks.browser._play import Run
+    from agentbench.checks.browser._start import release_start, shared_start
+    from agentbench.checks.flappy._refresh import crash_time
+
+    ctx = runs._ctx("shake_dt.html")
+    start = await shared_start(ctx)
+    assert start is not None
+    await release_start(start)
+    quiet = await crash_time(ctx, 60, start, 10.0)
+    assert quiet is not None
+    real_open = Run.open.__func__  # type: ignore[attr-defined]
+    limits: list[float | None] = []
+
+    async def open_cut(cls, ctx, *, step_timeout_s=None, **kwargs):  # type: ignore[no-untyped-def]
+        limits.append(step_timeout_s)
+        return await real_open(cls, ctx, step_timeout_s=0.0 if step_timeout_s is None else step_timeout_s, **kwargs)
+
+    monkeypatch.setattr(Run, "open", classmethod(open_cut))
+    busy = await crash_time(ctx, 60, start, 10.0)
+    assert limits[0] is None and len(limits) == 2, limits
+    assert busy == pytest.approx(quiet, abs=1e-6)
