@@ -4,7 +4,8 @@ The clock script logs bodies every few frames (``PageSession.bodies``): circles 
 other (a highlight, an outline, a drop shadow) are already one body there, the largest of them.
 Here bodies are followed across samples (draw order first: pages redraw their balls in the same
 order every frame; else the nearest body of similar size to where each was heading) into tracks;
-``_tracks.py`` judges them. A track that never moves is decoration (a sun), not a ball. Pure functions.
+``_tracks.py`` judges them. A track that never moves is decoration (a sun), not a ball; nor are
+circles drawn rigidly into each other (a cloud's puffs). Pure functions.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
-__all__ = ["Body", "Track", "balls", "follow", "riders"]
+__all__ = ["Body", "Track", "balls", "follow", "parts", "riders"]
 
 Body = tuple[float, float, float, int]  # x, y, r (arena px), colour id
 
@@ -224,8 +225,61 @@ def riders(tracks: list[Track]) -> set[int]:
     return out
 
 
+_PART_OVERLAP = 0.8  # circles of one figure: their centres closer than this share of their radii's sum
+
+
+def parts(tracks: list[Track]) -> set[int]:
+    """Indices of tracks that are parts of one figure with another: circles drawn well into each
+    other, neither centre inside the other (riders are those), at the same offset all the time
+    both are drawn. A cloud's puffs drifting across the sky, a caterpillar's segments: a person
+    sees one shape, not balls. Balls that touch or pass through each other change their offset,
+    and balls are not drawn half inside one another for as long as both are seen.
+    """
+    at = [{p[0]: (p[1], p[2], tr.rs[k] if k < len(tr.rs) else tr.r) for k, p in enumerate(tr.pts)} for tr in tracks]
+    drawn_at: dict[float, list[tuple[float, int]]] = {}
+    for k, tr in enumerate(tracks):
+        for p in tr.pts:
+            drawn_at.setdefault(p[0], []).append((p[1], k))
+    for row in drawn_at.values():
+        row.sort()
+    widest = max((r for tr in tracks for r in tr.rs), default=0.0)
+    out: set[int] = set()
+    for later_one, tr in enumerate(tracks):
+        t0 = tr.pts[0][0]  # the first time the two are drawn together: when the later one starts
+        xs, ys, rs_ = at[later_one][t0]
+        row = drawn_at[t0]
+        lo = bisect_left(row, (xs - widest - rs_, -1))
+        hi = bisect_right(row, (xs + widest + rs_, len(tracks)))
+        for _x, other in row[lo:hi]:
+            if other == later_one or (tracks[other].pts[0][0] == t0 and other > later_one):
+                continue  # the pair is looked at once, from its later-starting track
+            xo, yo, ro = at[other][t0]
+            d2 = (xo - xs) ** 2 + (yo - ys) ** 2
+            if d2 < max(ro, rs_) ** 2 or d2 >= (_PART_OVERLAP * (ro + rs_)) ** 2:
+                continue  # not one figure when first drawn together
+            a, b = min(other, later_one), max(other, later_one)
+            common = [t for t in at[a] if t in at[b]]
+            if len(common) < 5:
+                continue
+            picks = [common[round(k * (len(common) - 1) / 9)] for k in range(10)] if len(common) > 10 else common
+            offs = []
+            for t in picks:
+                xa, ya, ra = at[a][t]
+                xb, yb, rb = at[b][t]
+                d2 = (xa - xb) ** 2 + (ya - yb) ** 2
+                if d2 < max(ra, rb) ** 2 or d2 >= (_PART_OVERLAP * (ra + rb)) ** 2:
+                    break  # a centre inside the other (a rider's case), or not well into each other
+                offs.append((xa - xb, ya - yb))
+            else:
+                big = max(tracks[a].r, tracks[b].r)
+                if max(o[0] for o in offs) - min(o[0] for o in offs) <= max(1.5, 0.1 * big) and \
+                        max(o[1] for o in offs) - min(o[1] for o in offs) <= max(1.5, 0.1 * big):
+                    out |= {a, b}
+    return out
+
+
 def balls(tracks: list[Track]) -> list[Track]:
-    """The tracks that are balls: moving, and not riding on another ball."""
+    """The tracks that are balls: moving, not riding on another ball, and not part of a figure."""
     moving = [tr for tr in tracks if tr.travel > 2]
-    ride = riders(moving)
-    return [tr for k, tr in enumerate(moving) if k not in ride]
+    left_out = riders(moving) | parts(moving)
+    return [tr for k, tr in enumerate(moving) if k not in left_out]

@@ -8,7 +8,7 @@ import pytest
 import pytest_asyncio
 from _game_runs import FIXTURES, GameRuns, explain
 
-from agentbench.checks.ball._bodies import Track
+from agentbench.checks.ball._bodies import Track, balls, parts
 from agentbench.checks.ball._probes import _count, _energy
 from agentbench.checks.ball._sight import buried
 from agentbench.checks.ball._tracks import Contacts, flight_speeds, out_of_bounds, roll_slowing, speeds, unsettled
@@ -59,6 +59,8 @@ EXPECT = {
     "roll_friction_dt.html": ("pass", "pass", "pass", "pass"),  # floor grip per second
     "roll_grip_late.html": ("pass", "pass", "pass", "pass"),    # grip per frame; they bounce past 2 s
     "roll_resistance_dt.html": ("pass", "pass", "pass", "pass"),  # a constant rolling resistance
+    # Clouds of overlapping arcs drift across the sky and wrap around: scenery, not balls leaving.
+    "clouds_wrap.html": ("pass", "pass", "pass", "pass"),
 }
 REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.html": "fail", "static.html": "skip",
            "decorated_layers.html": "pass", "dom_balls.html": "pass", "svg_framelocked_escape.html": "fail",
@@ -70,7 +72,7 @@ REFRESH = {"dt_class.html": "pass", "timer_fixed.html": "pass", "framelocked.htm
            "roll_friction_frame.html": "fail", "roll_friction_dt.html": "pass", "sand_floor.html": "pass",
            "roll_grip_late.html": "fail", "roll_resistance_dt.html": "pass"}
 BALLS = {"decorated_layers.html": 3, "dom_balls.html": 4, "timer_fixed.html": 5, "shaded_highlight.html": 5,
-         "sprite_balls.html": 5}
+         "sprite_balls.html": 5, "clouds_wrap.html": 5}
 SPAWNED = {"click_to_drop.html": "clicks on the arena", "hold_spawn_framelocked.html": "clicks on the arena",
            "click_blank.html": "clicks on the arena"}
 
@@ -266,6 +268,23 @@ async def test_balls_that_pass_through_each_other_do_not_collide() -> None:
     c = Track(pts=[(t, 121, 300) for t in times], rs=[10] * 10, r=10)
     touching = Contacts([_still(100, 300, 10, times), c])  # 1 px apart, never inside each other
     assert touching.solid and touching.touched(0, 0, 500)
+
+
+async def test_circles_drawn_into_each_other_at_one_offset_are_a_figure_not_balls() -> None:
+    """A cloud's two puffs (36 px apart, radii 34 and 26) drift right together: one figure. Balls
+    that fall, or pass through each other, or rest touching, are balls."""
+    times = [50.0 * k for k in range(40)]
+    puff = Track(pts=[(t, 700 + 0.7 * k, 90) for k, t in enumerate(times)], rs=[34] * 40, r=34)
+    side = Track(pts=[(t, 734 + 0.7 * k, 102) for k, t in enumerate(times)], rs=[26] * 40, r=26)
+    ball = Track(pts=[(t, 300, 100 + 0.0005 * t * t) for t in times], rs=[20] * 40, r=20)
+    a = Track(pts=[(t, 100 + 5 * k, 300) for k, t in enumerate(times)], rs=[10] * 40, r=10)
+    b = Track(pts=[(t, 295 - 5 * k, 300) for k, t in enumerate(times)], rs=[10] * 40, r=10)
+    # two balls rolling side by side, touching (a 1 px dent): not well into each other
+    c = Track(pts=[(t, 400 + 3 * k, 580) for k, t in enumerate(times)], rs=[20] * 40, r=20)
+    d = Track(pts=[(t, 439 + 3 * k, 580) for k, t in enumerate(times)], rs=[20] * 40, r=20)
+    tracks = [puff, side, ball, a, b, c, d]
+    assert parts(tracks) == {0, 1}
+    assert balls(tracks) == [ball, a, b, c, d]
 
 
 async def test_a_hit_between_two_samples_is_a_hit() -> None:
