@@ -33,6 +33,7 @@ ARC_ROWS = 12        # ... and capture rows (a smaller arc, read in whole rows, 
                      # a good DOM game's 10-row arcs with flat tops read 1.12-1.34x)
 ARC_POINTS = 4       # captures an arc needs
 FIT_MAX = 0.15       # the best scaled fit may miss by this share of the arc's span on average, at most
+PLAIN_MISS = 0.1     # ... and at k = 1 (the first game's speed) an arc it fails on misses by 2x its best fit and this
 AGREE = 1.3          # the arcs' k agree within this factor for a verdict (a second loop speeds up every arc alike)
 SCALES = [round(0.4 + 0.02 * k, 2) for k in range(131)]  # k from 0.4 to 3.0
 SPEED_OFF = 1.5      # the new game moving this many times as fast (or 1/this as fast) is plain to see
@@ -112,6 +113,18 @@ def time_scale(arc: list[tuple[float, float]], refs: list[list[tuple[float, floa
     return best
 
 
+def _miss_at(arc: list[tuple[float, float]], refs: list[list[tuple[float, float]]], k: float) -> float | None:
+    """How far the arc misses the reference arcs played k times as fast, at best (share of its span)."""
+    out = None
+    for ref in refs:
+        used = [(d, r) for t, d in arc for r in [_at(ref, k * t)] if r is not None]
+        span = max((d for d, _ in used), default=0.0) - min((d for d, _ in used), default=0.0)
+        if len(used) >= 3 and span > 0:
+            miss = statistics.fmean(abs(d - r) for d, r in used) / span
+            out = miss if out is None else min(out, miss)
+    return out
+
+
 def _taps(run: Run, lo: float, hi: float) -> list[float]:
     return sorted(t for t, _action, ok in run.inputs if lo - 1e-9 <= t <= hi + 1e-9 and ok)
 
@@ -146,15 +159,18 @@ def judge_new_game(again: CheckResult, again_run: Run, base: Run, flap: Run, t0:
         return unsure("the bird's arc after a flap was not seen in the first game")
     new_taps = _taps(again_run, t_in + 0.15, t_end)
     new_rows = _track(again_run, learnt.bird, learnt.scenes, learnt.empty, t_in, t_end)
-    fits = [f for arc in arcs_of(again_run, new_rows, new_taps, t_end, height)
-            for f in [time_scale(arc, refs)] if f is not None]
-    good = [k for k, miss in fits if miss <= FIT_MAX]
-    again.data["speed_fits"] = [[k, round(miss, 3)] for k, miss in fits]
+    arcs = arcs_of(again_run, new_rows, new_taps, t_end, height)
+    fits = [(f, _miss_at(arc, refs, 1.0)) for arc in arcs for f in [time_scale(arc, refs)] if f is not None]
+    good = [k for (k, miss), _ in fits if miss <= FIT_MAX]
+    # An arc says "plainly faster" only where the first game's own speed misses it plainly too.
+    plain = [k for (k, miss), same in fits if miss <= FIT_MAX and (k >= SPEED_OFF or k <= 1 / SPEED_OFF)
+             and (same is None or same >= 2 * miss + PLAIN_MISS)]
+    again.data["speed_fits"] = [[k, round(miss, 3), None if same is None else round(same, 3)]
+                                for (k, miss), same in fits]
     if not good:
         return unsure("no flap's arc in the new game was seen to match the first game's")
     k = statistics.median(good)
     again.data["speed"] = round(k, 2)
-    plain = [g for g in good if g >= SPEED_OFF or g <= 1 / SPEED_OFF]
     agree = max(good) / min(good) <= AGREE
     if len(good) >= 2 and agree and len(plain) == len(good) and (k >= SPEED_OFF or k <= 1 / SPEED_OFF):
         how = f"{k:.1f}x as fast as the first game" if k > 1 else f"at {k:.0%} of the first game's speed"
