@@ -210,9 +210,15 @@ class PageSession(PageWorld):
         page global. A reload may move the page to a new renderer: the session is renewed then.
         """
         for attempt in range(2):
-            if self._cdp is None or attempt:
+            renewed = self._cdp is None or attempt > 0
+            if renewed:
                 self._cdp = await asyncio.wait_for(self.context.new_cdp_session(self.page), self.step_timeout_s)
             try:
+                if renewed:
+                    # The animations' rate 0 is a session's while it is attached (_harness._new_slot):
+                    # the new one holds it now, or CSS animations run on real time between frames.
+                    await self.run_limited(self._cdp.send("Animation.setPlaybackRate", {"playbackRate": 0}),
+                                           what="reading the page (Animation.setPlaybackRate)")
                 return await self.run_limited(self._cdp.send(method, params or {}), timeout_s=timeout_s,
                                               what=f"reading the page ({method})")
             except PlaywrightError as exc:
