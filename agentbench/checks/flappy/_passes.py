@@ -7,8 +7,9 @@ empty scene (the no-input runs' captures, mode per pixel) in a band of columns f
 the bird to well ahead of it. A pipe is, in a column, what differs from the empty scene from the
 top of the play area down without a break (its top body) and from the bottom up (its bottom body,
 or a ground drawn over it); its gap lies between. The nearest pipe ahead gives the gap; the bird is
-flapped whenever it would sink into the gap's lower edge. A pipe *passed* the bird when a top body
-that covered the bird's columns has left them and the bird, flapped after, still rose: it flew on.
+flapped as it sinks to a line low in the gap, chosen so that a flap's lift (measured after each
+flap) keeps it under the gap's upper edge. A pipe *passed* the bird when a top body that covered
+the bird's columns has left them and the bird, flapped after, still rose: it flew on.
 
 Where the bird cannot be told from the scene, or the scene itself moves in the band, no run is
 played (``PassRun.why`` says so) and ``score`` reads only what the other runs showed.
