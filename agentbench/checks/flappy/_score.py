@@ -136,6 +136,8 @@ def score_check(shown: Seen, played: Played | None = None) -> CheckResult:
     pixels = judge(played.places, played.passes, played.seen_until, played.lo) if played.passes else None
     if played.passes:
         data["pipes_passed"] = len(played.passes)
+    if played.why:
+        data["pass_run"] = played.why  # why the run that flew the bird through the pipes ended (or was not played)
     if played.texts and played.passes:
         text = judge(played.texts, played.passes, played.seen_until, played.lo)
         verdict = _text_counted(text, data) if text.passes else None
