@@ -253,7 +253,9 @@ async def run_check(ctx: ProbeContext, check_id: str, body: CheckBody) -> CheckR
 
     An Absent from the body (the feature is not there) is ``fail``; a CheckError (a control we
     could not find or use) is ``error``; exceptions the page threw while
-    being used make the check ``fail`` with them as evidence, whatever the body concluded; a page
+    being used make the check ``fail`` with them as evidence, whatever the body concluded, unless the
+    check ran out of its own real-time limit (``_CHECK_LIMIT_S``): then it is ``error`` (a busy
+    machine cut it midway, where a quiet one finishes), the exceptions named in its detail; a page
     that navigated away or hung under real input is the app's fault (``fail``); anything else is a
     harness gap (``error``). The page's errors are added to ``ctx.page_errors``.
 
@@ -278,6 +280,7 @@ async def _attempt(ctx: ProbeContext, check_id: str, body: CheckBody, step_timeo
                    ) -> tuple[CheckResult, bool]:
     """One try of ``run_check``'s: the result and whether the step limit cut it."""
     session = None
+    unfinished = False  # the check's own real-time limit ran out: nothing it saw decides it
     try:
         session = await ctx.harness.open(ctx.artefact_dir, ctx.entry, step_timeout_s=step_timeout_s)
         seen = len(session.errors)
@@ -286,6 +289,7 @@ async def _attempt(ctx: ProbeContext, check_id: str, body: CheckBody, step_timeo
                 raise PageBroken(session.broken)
             result = await asyncio.wait_for(body(session), _CHECK_LIMIT_S)
         except TimeoutError:
+            unfinished = True
             result = CheckResult(
                 id=check_id, status="error", detail=f"the check did not finish within {_CHECK_LIMIT_S:g} s"
             )
@@ -307,7 +311,13 @@ async def _attempt(ctx: ProbeContext, check_id: str, body: CheckBody, step_timeo
                 _log.warning("probe error", check=check_id, error=text)
                 result = CheckResult(id=check_id, status="error", detail=f"probe failed: {text}")
         thrown = page_exceptions(session.errors[seen:])
-        if thrown:
+        if thrown and unfinished:
+            # A busy machine runs a check out of its limit midway, where a quiet one finishes (and may
+            # throw nothing: a body tries other controls after an input timed out): could not tell.
+            # The exceptions stay the runtime-errors check's finding.
+            result.detail = (f"could not tell: {result.detail}; the page threw {len(thrown)} exception(s) "
+                             f"meanwhile, first: {thrown[0]}")
+        elif thrown:
             result.status = "fail"
             result.detail = f"the page threw {len(thrown)} exception(s) while being used, first: {thrown[0]}" + (
                 f"; {result.detail}" if result.detail else ""
