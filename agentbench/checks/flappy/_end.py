@@ -31,8 +31,7 @@ SAMPLE = 2            # play captures compared, every this many grid steps
 
 @dataclass
 class Settled:
-    """A settled screen: since when (``quiet_from``; play stopped before a panel slid in), what is new on it
-    and since when."""
+    """A settled screen: since when (``quiet_from``), what is new on it and since when."""
 
     quiet_from: float
     new_share: float          # share of the screen that is new
@@ -130,16 +129,7 @@ def settled(frames: dict[int, Image], every: float, t0: float, now: float, scree
             for i in range(c + 1, k0 + 1):
                 if i in change:
                     other |= change[i] & ~near
-            if other.bit_count() <= quiet:
-                break
-            sweep = _slid_in(coder, other, found, end.width, end.height, quiet)
-            if sweep is not None:
-                # Play stopped before the slide: from the last step that changed more outside its strip.
-                j, u = k0, 0
-                while j in change and (u | (change[j] & ~sweep)).bit_count() <= quiet:
-                    u |= change[j] & ~sweep
-                    j -= 1
-                quiet_from = min(quiet_from, j * every)
+            if other.bit_count() <= quiet or _slid_in(coder, other, found, end.width, end.height, quiet):
                 break
             left = 0
     share = coder.share(new)
@@ -158,7 +148,7 @@ def settled(frames: dict[int, Image], every: float, t0: float, now: float, scree
     return Settled(quiet_from, share, at * every, box)
 
 
-def _slid_in(coder: Coder, other: int, found: list[Blob], w: int, h: int, quiet: float) -> int | None:
+def _slid_in(coder: Coder, other: int, found: list[Blob], w: int, h: int, quiet: float) -> bool:
     """Whether what else moved since the cut is the new thing itself sliding in from an edge.
 
     A panel that slides down from the top (or in from a side) sweeps the strip between that edge and
@@ -166,17 +156,13 @@ def _slid_in(coder: Coder, other: int, found: list[Blob], w: int, h: int, quiet:
     such strip (the new regions' box, widened by ``WIDEN``, stretched to one edge of the capture).
     """
     if not found or not other:
-        return None
+        return False
     x0 = max(0, min(b.x0 for b in found) - WIDEN)
     y0 = max(0, min(b.y0 for b in found) - WIDEN)
     x1 = min(w - 1, max(b.x1 for b in found) + WIDEN)
     y1 = min(h - 1, max(b.y1 for b in found) + WIDEN)
     sweeps = ((x0, 0, x1, y1), (x0, y0, x1, h - 1), (0, y0, x1, y1), (x0, y0, w - 1, y1))
-    for box in sweeps:
-        mask = _box(coder, w, box)
-        if (other & ~mask).bit_count() <= quiet:
-            return mask
-    return None
+    return any((other & ~_box(coder, w, box)).bit_count() <= quiet for box in sweeps)
 
 
 def _box(coder: Coder, w: int, box: tuple[int, int, int, int]) -> int:
