@@ -49,11 +49,13 @@ class Over:
     texts: list[str] = field(default_factory=list)
 
 
-async def over_since(run: Run, t_from: float, dom_before: str, *, hint_until: float | None = None) -> float | None:
+async def over_since(run: Run, t_from: float, dom_before: str, *, hint_until: float | None = None,
+                     hints: list[str] | None = None) -> float | None:
     """When a game-over message was shown after ``t_from`` (and is still drawn then), else None.
 
     Canvas text counts from when it was drawn; a DOM line counts when it is new since
-    ``dom_before``. ``hint_until``: canvas text first drawn before this is a hint, not an ending.
+    ``dom_before``. ``hint_until``: canvas text first drawn before this is a hint, not an ending
+    (each such text is added to ``hints``, when given).
     """
     best: float | None = None
     texts = await run.session.texts()
@@ -62,6 +64,8 @@ async def over_since(run: Run, t_from: float, dom_before: str, *, hint_until: fl
         if not GAME_OVER_RE.search(text) or last / 1000 <= t_from + 1e-6:
             continue
         if hint_until is not None and first / 1000 < hint_until:
+            if hints is not None and text not in hints:
+                hints.append(text)
             continue
         at = max(first / 1000, t_from)
         best = at if best is None else min(best, at)

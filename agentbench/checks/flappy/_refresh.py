@@ -67,26 +67,33 @@ async def flappy_script(ctx: ProbeContext) -> tuple[list[InputStep], str] | None
 
 
 async def crash_time(ctx: ProbeContext, fps: int, start: Start, limit: float,
-                     step_timeout_s: float | None = None) -> float | None:
+                     step_timeout_s: float | None = None, *, hint_s: float = HINT_S,
+                     hints: list[str] | None = None) -> float | None:
     """Virtual s from the start to the game's end (message or reload), no other input; None if none.
+
+    A game-over text first drawn within ``hint_s`` of the start is a hint ("R: restart"), not the
+    end (added to ``hints``, when given).
 
     A run cut by the step limit (a busy machine starving the page) is played again with
     ``REPLAY_LIMIT_S``, as the pixel runs are (issue 29): the same frame for frame, so a page that
     hangs is cut again (None: timing did not work) and a starved one gives a quiet machine's time.
     """
     run = await Run.open(ctx, fps=fps, every=1.0, step_timeout_s=step_timeout_s)  # texts and reloads are read
+    # Timed from the start input (the game's clock starts there), not from when the input was over:
+    # an offset common to both rates would skew their ratio (1.1 and 0.2 s read 5.5x for a game 4x as fast).
+    origin = start.steps[-1].t if start.steps else start.t0
     try:
         await run.play(start.steps, start.t0)
         dom_before = run.dom_first if run.dom_first is not None else await run.session.dom_text()
         while run.now < start.t0 + limit and not run.broken:
             await run.advance(POLL)
             if run.reloads:
-                return run.reloads[0] - start.t0
-            at = await over_since(run, start.t0, dom_before, hint_until=start.t0 + HINT_S)
+                return run.reloads[0] - origin
+            at = await over_since(run, start.t0, dom_before, hint_until=start.t0 + hint_s, hints=hints)
             if run.reloads:
-                return run.reloads[0] - start.t0
+                return run.reloads[0] - origin
             if at is not None:
-                return at - start.t0
+                return at - origin
         if not run.session.hung:
             return None
     except PageBroken:
@@ -96,7 +103,7 @@ async def crash_time(ctx: ProbeContext, fps: int, start: Start, limit: float,
         await run.close()
     if step_timeout_s is not None and step_timeout_s >= REPLAY_LIMIT_S:
         return None
-    return await crash_time(ctx, fps, start, limit, REPLAY_LIMIT_S)
+    return await crash_time(ctx, fps, start, limit, REPLAY_LIMIT_S, hint_s=hint_s, hints=hints)
 
 
 def _at(frames_t: list[float], t: float) -> int | None:
@@ -302,7 +309,14 @@ async def adapt_refresh(ctx: ProbeContext, steps: list[InputStep], result: Check
     if result.status in ("fail", "skip") and not before_start:
         return result
     limit = 10.0
-    t60, t240 = await asyncio.gather(crash_time(ctx, 60, start, limit), crash_time(ctx, 240, start, limit))
+    hints60: list[str] = []
+    t60, t240 = await asyncio.gather(crash_time(ctx, 60, start, limit, hints=hints60),
+                                     crash_time(ctx, 240, start, limit))
+    if t60 is not None and t60 >= HINT_S and t240 is None and not hints60:
+        # A game tied to frames ends four times as soon at 240 Hz: within the hint window, where a
+        # "Game Over" drawn is taken for a hint. It is none where the 60 Hz game drew no such text
+        # there (a hint is drawn as play starts, at either rate): read the 240 Hz end without it.
+        t240 = await crash_time(ctx, 240, start, limit, hint_s=0.0)
     data = {**result.data, "crash_60hz_s": t60, "crash_240hz_s": t240}
     seen = (f"without input after {start.name or 'loading'} the game ends after {t60 or 0:.2f} s at 60 Hz and "
             f"{t240 or 0:.2f} s at 240 Hz")
