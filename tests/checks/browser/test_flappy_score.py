@@ -113,3 +113,14 @@ def test_nothing_changing_as_pipes_pass_fails_saying_so() -> None:
     played = Played(passes=PASSES, lo=1.0, seen_until=UNTIL, places=[_place([6.3])])
     result = score_check(Seen(any_text=True), played)
     assert result.status == "fail" and "no score is shown" in result.detail, result.detail
+
+
+def test_a_page_text_score_read_at_moments_is_not_called_a_jump() -> None:
+    # The page's text is read at a run's end: 0 in one run, 2 in another skips nothing a person saw.
+    # The same values drawn on the canvas over time (every value it showed is logged) do jump by 2.
+    dom = Seen(scores=[("Score: 0", 0, 2.0, 2.0), ("Score: 2", 2, 4.5, 4.5)], any_text=True)
+    assert score_check(dom, Played()).status == "pass"
+    drawn = Seen(scores=[("Score: 0", 0, 1.0, 2.0), ("Score: 2", 2, 2.1, 3.0), ("Score: 4", 4, 3.1, 4.0)],
+                 any_text=True)
+    result = score_check(drawn, Played())
+    assert result.status == "fail" and "up by 2" in result.detail, result.detail
