@@ -291,16 +291,14 @@ async def restart(run: Run, start: tuple[str, str] | None, flap: str) -> CheckRe
                        + "; ".join(tried) + ")")
 
 
-_PARTS = re.compile(r"\s*(?:\||\u2022|\u00b7|/|;|,|\t|\s{3,})\s*")
 Reading = tuple[str, int]  # (the text around the number, "Score: #"; the number)
 
 
 def _scores(text: str) -> set[Reading]:
     """The scores one text shows, with their labels ("Score: 3 | Best: 5" shows ("Score: #", 3))."""
-    from ._score import score_value  # imported here: _score's play imports _top, which imports this module
+    from ._score import NUMBER, readings  # imported here: _score's play imports _top, which imports this module
 
-    return {(re.sub(r"[0-9]+", "#", part.strip()), v) for part in _PARTS.split(text)
-            for v in [score_value(part)] if v is not None}
+    return {(NUMBER.sub("#", part), v) for part, v in readings(text)}
 
 
 def _dom_scores(text: str) -> set[Reading]:
