@@ -161,6 +161,18 @@
     return rec;
   }
   const marker = cfg.channel + ":started";
+  // Our URL for a script file of the artefact's that a worker runs (see _workers.serve_worker): our query
+  // (``kind``: "_k"/"_m" a dedicated classic/module worker, "_K"/"_M" a shared one) names its clock; the
+  // page's fragment (never sent) goes along, so our import of the script keeps it (a stack's frames, a
+  // module's import.meta.url show it). ``clock``: the URL of a module's clock.
+  function fileUrl(file, id, rel0, date0, seed, kind) {
+    const cut = call(N.indexOf, file, "#"), bare = cut < 0 ? file : call(N.slice, file, 0, cut);
+    const sep = call(N.indexOf, bare, "?") < 0 ? "?" : "&";
+    const value = id + "_" + rel0 + "_" + date0 + "_" + seed + kind +
+      (cut < 0 ? "" : "_" + call(N.encode, undefined, call(N.slice, file, cut + 1)));
+    return { ours: bare + sep + cfg.wkey + "=" + value + (cut < 0 ? "" : call(N.slice, file, cut)),
+             clock: bare + sep + cfg.wkey + "=c" + value };
+  }
   function bc() {
     if (W.bc === null) {
       W.bc = new N.BC(cfg.channel + ":bc");
@@ -226,15 +238,10 @@
     // the clock and then an import of the script itself (see _workers.serve_worker): its relative URLs
     // resolve as before, and its location and the timeline's entry read without our query.
     if (file !== null) {
-      const cut = call(N.indexOf, file, "#"), bare = cut < 0 ? file : call(N.slice, file, 0, cut);
-      const sep = call(N.indexOf, bare, "?") < 0 ? "?" : "&";
-      // The page's fragment (never sent) goes along: our import of the script keeps it (a stack's frames,
-      // a module's import.meta.url show it).
-      const value = id + "_" + rel0 + "_" + date0 + "_" + seed + (module ? "_m" : "_k") +
-        (cut < 0 ? "" : "_" + call(N.encode, undefined, call(N.slice, file, cut + 1)));
-      args[0] = bare + sep + cfg.wkey + "=" + value + (cut < 0 ? "" : call(N.slice, file, cut));
+      const url = fileUrl(file, id, rel0, date0, seed, module ? "_m" : "_k");
+      args[0] = url.ours;
       call(N.mapSet, ours, args[0], file);
-      if (module) mods[mods.length] = { clock: bare + sep + cfg.wkey + "=c" + value, imp: file, entry: undefined };
+      if (module) mods[mods.length] = { clock: url.clock, imp: file, entry: undefined };
       return started(id, construct(NWorker, args, new.target), false, alive, false);
     }
     // A data: worker: a data: URL of ours (its origin stays opaque) with the clock, talking over the
@@ -368,11 +375,7 @@
       const id = W.next++, rel0 = clock.rel();
       const date0 = originDate() + rel0, seed = (cfg.seed ^ (id * 0x9E3779B1)) >>> 0;
       if (file !== null) {
-        const cut = call(N.indexOf, file, "#"), bare = cut < 0 ? file : call(N.slice, file, 0, cut);
-        const sep = call(N.indexOf, bare, "?") < 0 ? "?" : "&";
-        const value = id + "_" + rel0 + "_" + date0 + "_" + seed + (module ? "_M" : "_K") +
-          (cut < 0 ? "" : "_" + call(N.encode, undefined, call(N.slice, file, cut + 1)));
-        args[0] = bare + sep + cfg.wkey + "=" + value + (cut < 0 ? "" : call(N.slice, file, cut));
+        args[0] = fileUrl(file, id, rel0, date0, seed, module ? "_M" : "_K").ours;
         call(N.mapSet, ours, args[0], file);
       } else {
         const wcfg = { bc: cfg.channel + ":bc", id, rel0, date0, seed, marker, src: workerJs, key: cfg.wkey,
