@@ -167,6 +167,21 @@ def follow(log: list[tuple[float, list[Body]]], size: tuple[int, int]) -> list[T
     return [tr for tr in done + live if len(tr.pts) >= 3]
 
 
+def _drawn(tracks: list[Track]) -> tuple[list[dict[float, tuple[float, float, float, int]]],
+                                         dict[float, list[tuple[float, int]]], float]:
+    """Where each track is drawn: per track, t -> (x, y, r, drawing order); t -> (x, track) sorted by x;
+    the widest radius drawn (``riders`` and ``parts`` read the same index)."""
+    at = [{p[0]: (p[1], p[2], tr.rs[k] if k < len(tr.rs) else tr.r, tr.order[k] if k < len(tr.order) else 0)
+           for k, p in enumerate(tr.pts)} for tr in tracks]
+    drawn_at: dict[float, list[tuple[float, int]]] = {}
+    for k, tr in enumerate(tracks):
+        for p in tr.pts:
+            drawn_at.setdefault(p[0], []).append((p[1], k))
+    for row in drawn_at.values():
+        row.sort()
+    return at, drawn_at, max((r for tr in tracks for r in tr.rs), default=0.0)
+
+
 def riders(tracks: list[Track]) -> set[int]:
     """Indices of tracks that ride on another: a highlight, an outline, a drop shadow drawn with a ball.
 
@@ -174,16 +189,8 @@ def riders(tracks: list[Track]) -> set[int]:
     the time both are drawn; the ball is the larger one (of two alike, the one drawn on top).
     Balls that merely pass over each other change their offset and stay apart.
     """
-    at = [{p[0]: (p[1], p[2], tr.rs[k] if k < len(tr.rs) else tr.r, tr.order[k] if k < len(tr.order) else 0)
-           for k, p in enumerate(tr.pts)} for tr in tracks]
+    at, drawn_at, widest = _drawn(tracks)
     out: set[int] = set()
-    drawn_at: dict[float, list[tuple[float, int]]] = {}  # t -> (x, track) sorted by x
-    for k, tr in enumerate(tracks):
-        for p in tr.pts:
-            drawn_at.setdefault(p[0], []).append((p[1], k))
-    for row in drawn_at.values():
-        row.sort()
-    widest = max((r for tr in tracks for r in tr.rs), default=0.0)
     for later_one, tr in enumerate(tracks):
         t0 = tr.pts[0][0]  # the first time the two are drawn together: when the later one starts
         xs, ys, rs_, _ = at[later_one][t0]
@@ -235,25 +242,18 @@ def parts(tracks: list[Track]) -> set[int]:
     sees one shape, not balls. Balls that touch or pass through each other change their offset,
     and balls are not drawn half inside one another for as long as both are seen.
     """
-    at = [{p[0]: (p[1], p[2], tr.rs[k] if k < len(tr.rs) else tr.r) for k, p in enumerate(tr.pts)} for tr in tracks]
-    drawn_at: dict[float, list[tuple[float, int]]] = {}
-    for k, tr in enumerate(tracks):
-        for p in tr.pts:
-            drawn_at.setdefault(p[0], []).append((p[1], k))
-    for row in drawn_at.values():
-        row.sort()
-    widest = max((r for tr in tracks for r in tr.rs), default=0.0)
+    at, drawn_at, widest = _drawn(tracks)
     out: set[int] = set()
     for later_one, tr in enumerate(tracks):
         t0 = tr.pts[0][0]  # the first time the two are drawn together: when the later one starts
-        xs, ys, rs_ = at[later_one][t0]
+        xs, ys, rs_, _ = at[later_one][t0]
         row = drawn_at[t0]
         lo = bisect_left(row, (xs - widest - rs_, -1))
         hi = bisect_right(row, (xs + widest + rs_, len(tracks)))
         for _x, other in row[lo:hi]:
             if other == later_one or (tracks[other].pts[0][0] == t0 and other > later_one):
                 continue  # the pair is looked at once, from its later-starting track
-            xo, yo, ro = at[other][t0]
+            xo, yo, ro, _ = at[other][t0]
             d2 = (xo - xs) ** 2 + (yo - ys) ** 2
             if d2 < max(ro, rs_) ** 2 or d2 >= (_PART_OVERLAP * (ro + rs_)) ** 2:
                 continue  # not one figure when first drawn together
@@ -264,8 +264,8 @@ def parts(tracks: list[Track]) -> set[int]:
             picks = [common[round(k * (len(common) - 1) / 9)] for k in range(10)] if len(common) > 10 else common
             offs = []
             for t in picks:
-                xa, ya, ra = at[a][t]
-                xb, yb, rb = at[b][t]
+                xa, ya, ra, _ = at[a][t]
+                xb, yb, rb, _ = at[b][t]
                 d2 = (xa - xb) ** 2 + (ya - yb) ** 2
                 if d2 < max(ra, rb) ** 2 or d2 >= (_PART_OVERLAP * (ra + rb)) ** 2:
                     break  # a centre inside the other (a rider's case), or not well into each other
