@@ -42,6 +42,7 @@ STEP_LIMIT_S = 5.0
 #: A check, exploration or load cut by the usual step limit (5 s of real time: a page that hangs, or a
 #: machine too busy to run it) is played again with this limit per step: 4x the usual (issue 29).
 REPLAY_LIMIT_S = 20.0
+LARGE_LOAD_MAX_S = 90.0  # the most a replay's load of a large entry is given (real s)
 
 
 async def _quiet(aw: Awaitable[Any]) -> None:
@@ -116,11 +117,15 @@ class PageSession(PageWorld):
 
         A large entry (inlined assets: a 46 MB page exists) gets 1 s more per MiB over 2 MiB to be
         fetched and parsed, so it is judged on its behaviour rather than called a hang; a replay (a
-        longer step limit: the first try was cut on a busy machine) as much more in proportion.
+        longer step limit: the first try was cut on a busy machine) as much more in proportion, up to
+        ``LARGE_LOAD_MAX_S``.
         """
         mib = size / 2**20
         per_mib = max(1.0, self.step_timeout_s / STEP_LIMIT_S)
-        limit = self.step_timeout_s + per_mib * max(0.0, mib - 2)
+        limit = self.step_timeout_s + max(0.0, mib - 2)
+        # A replay's more, bounded: a 64 MiB page that hangs as it loads must still end in its verdict
+        # well within the checker's answer limit, every probe's replay included.
+        limit = max(limit, min(self.step_timeout_s + per_mib * max(0.0, mib - 2), LARGE_LOAD_MAX_S))
         what = "loading the page" + (f" ({mib:.1f} MiB)" if mib > 2 else "")
         try:
             # timeout=0: our limit bounds it; Playwright's own 30 s would end a replay first (a `fail`)
