@@ -31,6 +31,8 @@ globalThis.__abView = ((cfg) => {
     Response: window.Response,
     CompressionStream: window.CompressionStream,
     MessageChannel: window.MessageChannel,
+    raf: window.requestAnimationFrame.bind(window),
+    setTimeout: window.setTimeout.bind(window),
     postTask: window.scheduler && typeof scheduler.postTask === "function" ? scheduler.postTask.bind(scheduler) : null,
   };
   const S = { capWidth: cfg.capWidth || 160, lastCircles: [], frame: 0 };

@@ -22,7 +22,7 @@
   // running animations still see it), so a fade-in shows after a virtual second, a blinking hint
   // blinks alike in every run of the same script, and a capture taken after a frame shows that
   // frame however long the machine took to take it. One the page paused is left alone.
-  const anims = new WeakMap();  // Animation -> virtual time it started at (ms)
+  const anims = new WeakMap();  // Animation -> {start: virtual time it started at (ms), timing}
   // document.getAnimations() leaves out those in shadow trees and in iframes: open shadow roots and
   // same-origin iframes (whose timelines stand still too) are looked for every 8th step (not every
   // frame) and their animations stepped too; an iframe's document is read anew each step (it may
@@ -43,8 +43,18 @@
     }
     shadowRoots = roots; frames = found;
   }
+  // Where an animation's time `t` falls: before its delay (-1), in iteration i (i >= 0), past its
+  // end (-2). A change is a point where the browser sends an event (animationstart, animationiteration,
+  // animationend, transitionend, finish). Read from its timing, kept from when it was first seen (no
+  // style flush per frame).
+  function phase(timing, t) {
+    if (!(t >= timing.delay)) return -1;
+    const local = t - timing.delay;
+    if (local >= timing.active) return -2;
+    return timing.duration > 0 ? Math.floor(local / timing.duration) : 0;
+  }
   function stepAnimations(now) {
-    let list;
+    let list, due = false;
     try {
       if (steps++ % 8 === 0) findRoots();
       list = document.getAnimations();
@@ -54,21 +64,51 @@
         try { doc = f.contentDocument; } catch (e) { /* another origin */ }
         if (doc && doc !== document) list = list.concat(doc.getAnimations());
       }
-    } catch (e) { return; }
+    } catch (e) { return false; }
     for (let i = 0; i < list.length && i < 500; i++) {
       const a = list[i];
       try {
         if (a.playState !== "running") continue;
-        let start = anims.get(a);
-        if (start === undefined) {
+        let seen = anims.get(a);
+        if (seen === undefined) {
           // Virtual age 0 in the frame it is first seen in: it was made in that frame (or, at load,
           // before the first). Its timeline stands still, so it has not moved since it was made.
-          start = now;
-          anims.set(a, start);
+          const c = a.effect ? a.effect.getComputedTiming() : null;
+          seen = { start: now, timing: c && { delay: Number(c.delay) || 0, active: Number(c.activeDuration),
+            duration: Number(c.duration) || 0 } };
+          anims.set(a, seen);
         }
-        a.currentTime = now - start;
+        const was = Number(a.currentTime), t = now - seen.start;
+        a.currentTime = t;
+        if (!due && seen.timing && phase(seen.timing, was) !== phase(seen.timing, t)) due = true;
       } catch (e) { /* an animation the page replaced or cancelled */ }
     }
+    return due;
+  }
+  // The browser dispatches animation events (animationstart/iteration/end, transitionend, finish)
+  // as it renders a frame. A frame in which an animation crossed such a point waits for that
+  // rendering, so their handlers run at that frame's virtual time, as in a browser that plays it:
+  // a row removed on transitionend is gone, and its save timer set, before time goes on or anything
+  // is read, however busy the machine (before, they ran whenever the browser next rendered, often
+  // after the harness had read the page or played on). At most one wait per 1/60 virtual s (a
+  // crossing in between waits for the next such frame, or the end of the run): a page of
+  // animations that iterate every frame costs at most 60 renderings per virtual second. A browser
+  // that renders nothing for RENDER_WAIT_MS goes on without it (a hung renderer is the step limit's).
+  const RENDER_WAIT_MS = 250, RENDER_GAP_MS = 1000 / 60;
+  let eventsDue = false, renderedAt = -Infinity;
+  function rendering() {
+    return new N.Promise((resolve) => {
+      let done = false;
+      const end = () => { if (!done) { done = true; resolve(); } };
+      N.raf(end);
+      N.setTimeout(end, RENDER_WAIT_MS);
+    });
+  }
+  async function dispatchAnimationEvents(now, last) {
+    if (!eventsDue || (!last && now - renderedAt < RENDER_GAP_MS - 1e-6)) return;
+    eventsDue = false;
+    renderedAt = now;
+    await rendering();
   }
 
   const api = {
@@ -110,7 +150,8 @@
             else await null;
             st = clock("next");
           }
-          stepAnimations(frameTime(frame));
+          if (stepAnimations(frameTime(frame))) eventsDue = true;
+          await dispatchAnimationEvents(frameTime(frame), frame >= toFrame);
           if (globalThis.__abWorkers.any) await globalThis.__abWorkers.step();  // _workers_view.js
           await yieldTask();
           const due = capMs > 0 && frameTime(frame) >= capBase + capIndex * capMs - 1e-6;
