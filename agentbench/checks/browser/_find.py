@@ -10,6 +10,7 @@ Nothing here sets ``.value`` or dispatches events from JavaScript.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
@@ -310,6 +311,9 @@ async def _attempt(ctx: ProbeContext, check_id: str, body: CheckBody, step_timeo
             else:
                 _log.warning("probe error", check=check_id, error=text)
                 result = CheckResult(id=check_id, status="error", detail=f"probe failed: {text}")
+        if not (unfinished or session.broken or getattr(session, "hung", False)):
+            with contextlib.suppress(Exception):  # what has not arrived by then stays untold
+                await session.heard()
         thrown = page_exceptions(session.errors[seen:])
         if thrown and unfinished:
             # A busy machine runs a check out of its limit midway, where a quiet one finishes (and may

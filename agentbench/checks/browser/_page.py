@@ -207,6 +207,22 @@ class PageSession(PageWorld):
         except (TimeoutError, PlaywrightError):
             pass
 
+    async def heard(self) -> None:
+        """Wait until the browser has told us what the page did up to now (its exceptions, console errors).
+
+        The page's exceptions come over Playwright's CDP session, an input's answer over another
+        channel of the browser's: on a busy machine an exception thrown by a key press may arrive after
+        the press has returned, and a count of ``errors`` taken then leaves it out. A round trip on
+        that same session (the title, read in Playwright's own isolated world) is answered after every
+        event the renderer sent before it.
+        """
+        if self.page.is_closed():
+            return
+        try:
+            await self.run_limited(self.page.title(), what="reading the page (its title)")
+        except PlaywrightError:
+            pass  # a page that went away has nothing more to tell
+
     # ---- evaluation --------------------------------------------------------------------------
     async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout_s: float | None = None) -> Any:
         """Send one CDP command for this page (e.g. ``DOMDebugger.getEventListeners``) under the hard limit.

@@ -395,6 +395,7 @@ class ConverterPage:
         if clear and self.field_types.get(self.field) == "editable":
             mark = len(self.s.errors)
             await self._clear_editable()
+            await self.s.heard()
             self.thrown.incomplete += len(page_exceptions(self.s.errors[mark:]))
             clear = False
         await self._type_keys(text, clear=clear, held=held)
@@ -416,13 +417,14 @@ class ConverterPage:
         if held is None:
             held = (await dom(self.s, "pageText", {"exclude": self.field}))["field"] or ""
         for key in text:
-            self._count_incomplete(held, mark)
+            await self._count_incomplete(held, mark)
             mark = len(self.s.errors)
             await press(self.s, key)
             held += key
-        self._count_incomplete(held, mark)
+        await self._count_incomplete(held, mark)
 
-    def _count_incomplete(self, held: str, mark: int) -> None:
+    async def _count_incomplete(self, held: str, mark: int) -> None:
+        await self.s.heard()  # an exception the last key threw may still be on its way
         if not _WHOLE_NUMBER.match(held):
             self.thrown.incomplete += len(page_exceptions(self.s.errors[mark:]))
 

@@ -54,7 +54,9 @@ def _right(number: Shown | None, expected: float) -> bool:
         number.other is not None and within_tolerance(number.other, expected)))
 
 
-def _thrown(s: PageSession, since: int) -> int:
+async def _thrown(s: PageSession, since: int) -> int:
+    """The page's exceptions since ``since``, once the browser has told all it threw so far."""
+    await s.heard()
     return len(page_exceptions(s.errors[since:]))
 
 
@@ -132,7 +134,7 @@ async def _check_category(s: PageSession, category: str) -> CheckResult:
     return CheckResult(
         id=category, status=status, detail=detail, evidence=evidence,
         data={"commit": conv.commit, "mode": conv.mode, "offered": sorted(conv.offered_units()),
-              **_exceptions_data(s, start, conv.thrown.incomplete, status, detail)},
+              **await _exceptions_data(s, start, conv.thrown.incomplete, status, detail)},
     )
 
 
@@ -184,7 +186,7 @@ async def _offered(s: PageSession, thrown: Thrown | None = None
             gaps.append(f"{category}: no pair of units to convert between")
             continue
         found = True
-        yield category, conv, pair, _thrown(s, mark)
+        yield category, conv, pair, await _thrown(s, mark)
     if not found:
         raise CheckError("; ".join(gaps) or "found no category to convert in")
 
@@ -322,7 +324,7 @@ async def _check_live(s: PageSession) -> CheckResult:
             mark, incomplete = len(s.errors), thrown.incomplete
             verdict, detail, steps = await _live_in(s, category, conv, attempt, again=i > 0)
             rows += steps
-            outcomes.append((verdict, detail, _thrown(s, mark), thrown.incomplete - incomplete))
+            outcomes.append((verdict, detail, await _thrown(s, mark), thrown.incomplete - incomplete))
             if verdict in (LIVE, NOT_LIVE):
                 break
         verdict, detail, *_ = next((o for o in outcomes if o[0] in (LIVE, NOT_LIVE)), None) or next(
@@ -344,14 +346,14 @@ async def _check_live(s: PageSession) -> CheckResult:
         raise CheckError(f"no pair showed a result, neither while typing nor after Tab, Enter or Convert "
                          f"({', '.join(aside)}): could not tell whether results follow typing")
     return CheckResult(id="live-update", status=status, detail=detail, evidence=evidence,
-                       data=_exceptions_data(s, start, set_aside_thrown, status, detail))
+                       data=await _exceptions_data(s, start, set_aside_thrown, status, detail))
 
 
-def _exceptions_data(s: PageSession, start: int, set_aside: int, status: str, detail: str) -> dict[str, Any]:
+async def _exceptions_data(s: PageSession, start: int, set_aside: int, status: str, detail: str) -> dict[str, Any]:
     """What the check concluded and how many of the page's exceptions came from pairs it set aside
     (read back by ``_set_aside_exceptions`` once the harness has judged the exceptions)."""
     return {"judged": {"status": status, "detail": detail},
-            "exceptions": {"thrown": _thrown(s, start), "set aside": set_aside}}
+            "exceptions": {"thrown": await _thrown(s, start), "set aside": set_aside}}
 
 
 _BAD = ("", "-", "1e", "abc")  # "." is read as "abc" is by Number, parseFloat and a number field
@@ -379,7 +381,7 @@ async def _bad_in(s: PageSession, category: str, conv: ConverterPage, pair: tupl
         conv.answered_by = None
         number, _ = await conv.reading("5", attempt[1])  # learns whether results need a button
         if number is None and conv.answered_by is None:  # nothing showed for a valid value: says nothing here
-            set_aside += _thrown(s, mark)
+            set_aside += await _thrown(s, mark)
             continue
         if number is None:  # something showed, though not a number we could read: use the page the same way
             conv.commit, conv.convert_button = conv.answered_by
@@ -420,7 +422,7 @@ async def _check_bad(s: PageSession) -> CheckResult:
     status = "fail" if problems else "pass"
     detail = ("; ".join(problems) if problems else "no NaN/undefined/Infinity/null for bad input") + beside
     return CheckResult(id="bad-input", status=status, detail=detail, evidence=[value("bad input", rows)],
-                       data=_exceptions_data(s, start, set_aside, status, detail))
+                       data=await _exceptions_data(s, start, set_aside, status, detail))
 
 
 def _set_aside_exceptions(result: CheckResult) -> CheckResult:
@@ -433,6 +435,10 @@ def _set_aside_exceptions(result: CheckResult) -> CheckResult:
         result.status = "pass"
         result.detail = (f"{judged['detail']}; the page threw {thrown['thrown']} exception(s), all while "
                          "using pairs that showed no result or while the field held no whole number (set aside)")
+    elif result.status == "fail" and judged and thrown and judged["status"] == "pass" and thrown["set aside"]:
+        # Failed for the rest: say how many were set aside, so the count a reader sees adds up.
+        result.detail += (f" ({thrown['set aside']} of the {thrown['thrown']} while using pairs that showed no "
+                          "result or while the field held no whole number)")
     return result
 
 
