@@ -8,7 +8,8 @@ so a person clicks on the arena (a few times), clicks a Start button first if th
 presses and holds; each try is kept only if bodies move where the run without it had none.
 The balls are watched as long as a person would: at least ``WATCH`` virtual s (slow sinking
 shows), less once every ball is at rest. A run cut by the harness's time limit on a busy machine
-(``_cut``) is no evidence: the checks resting on it say ``error``; a page that hangs there fails.
+(``_cut``) is no evidence: a cut watch is played again whole with the long limit and judged on that
+(the verdict a quiet machine gives); a page that hangs there fails; otherwise the checks say ``error``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from ...errors import CheckError
 from .._model import CheckResult, Evidence
 from ..browser._imaging import encode_png, filmstrip
 from ..browser._page import PageBroken
@@ -23,7 +25,7 @@ from ..browser._perception import HEIGHT_SHARE, SEEN_PX, higher
 from ..browser._play import Run, Step, close_all, moving
 from ..browser._registry import LoadRun, ProbeContext
 from ._bodies import Track, balls, follow
-from ._cut import cut_by_limit
+from ._cut import REPLAY_LIMIT_S, REPLAY_WAIT_S, SLACK, cut_by_limit
 from ._sight import buried
 from ._tracks import Contacts, at_rest, out_of_bounds, rebounds, unsettled
 
@@ -292,17 +294,19 @@ async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
     run, log = spawn.run, list(spawn.log)
     how = f" (after {spawn.name})" if spawn.name else ""
     try:
-        await watch(run, log, spawn.t0)
-        full = run.now >= spawn.t0 + WATCH - 1e-6  # the balls never all came to rest
-        frames_moving = moving(run, spawn.t0, min(run.now, spawn.t0 + 5))
-        colours = await _colours(run)
+        full, frames_moving, colours = await _watched(run, log, spawn.t0)
     finally:
         await close_all(run)
+    replayed = None
     if run.session.hung:
-        why = await cut_by_limit(ctx, run.session, spawn.steps, f"the watch of the balls{how}", track=EVERY)
-        status = "error" if why else "fail"
-        why = why or f"the page broke: {run.broken}"  # it hangs there: the verdict it always got
-        return [CheckResult(id=c, status=status, detail=why, duration_s=time.monotonic() - started) for c in ids]
+        again = await _watch_again(ctx, spawn, run, f"the watch of the balls{how}")
+        if not isinstance(again, tuple):
+            status = "error" if again else "fail"
+            why = again or f"the page broke: {run.broken}"  # it hangs there: the verdict it always got
+            return [CheckResult(id=c, status=status, detail=why, duration_s=time.monotonic() - started) for c in ids]
+        replayed = (f"the watch was cut by the harness's time limit per step at {run.now:.1f} s "
+                    f"({run.broken or 'cut'}); played again whole from load with {REPLAY_LIMIT_S:g} s per step")
+        run, log, full, frames_moving, colours = again
     if run.broken and len(log) < 10:
         return [CheckResult(id=c, status="fail", detail=f"the page broke: {run.broken}") for c in ids]
     ev = _evidence(ctx, run)
@@ -334,5 +338,59 @@ async def ball_probes(ctx: ProbeContext) -> list[CheckResult]:
         results.append(_count(tracks, colours))
     for r in results:
         r.duration_s = time.monotonic() - started
+        if replayed:
+            r.data["replayed"] = replayed
     return results
+
+
+async def _watched(run: Run, log: list, t0: float) -> tuple[bool, int, list[str]]:
+    """Watch the balls (``watch``): whether the watch ran its full time (the balls never all came to
+    rest), the frames in which the picture moved in its first 5 s, and the bodies' colours."""
+    await watch(run, log, t0)
+    full = run.now >= t0 + WATCH - 1e-6
+    frames_moving = moving(run, t0, min(run.now, t0 + 5))
+    return full, frames_moving, await _colours(run)
+
+
+async def _watch_again(ctx: ProbeContext, spawn: Spawn, cut: Run, what: str
+                       ) -> tuple[Run, list, bool, int, list[str]] | str | None:
+    """A watch the step limit cut (``cut``), played again whole from load with ``REPLAY_LIMIT_S`` per step.
+
+    On the virtual clock the replay is the same frame for frame: the replayed run and what it saw
+    when it played through (the verdicts a quiet machine gives); None when it was cut again at the
+    same moment (the page hangs there: the verdict it always got); else why it could not be told.
+    """
+    at = cut.now
+
+    async def play() -> tuple[Run, list, bool, int, list[str]]:
+        run = await Run.open(ctx, every=CAP, step_timeout_s=REPLAY_LIMIT_S)
+        log: list = []
+        try:
+            if not run.session.hung:
+                await run.session.track_bodies(EVERY)
+            await run.play(spawn.steps, TRY_S)
+            if not run.session.hung:
+                await _bodies(run, log)
+            return (run, log, *await _watched(run, log, spawn.t0))
+        except PageBroken:
+            if not run.session.hung:
+                raise
+            return run, log, False, 0, []
+        finally:
+            await close_all(run)
+
+    try:
+        run, log, full, frames_moving, colours = await asyncio.wait_for(play(), REPLAY_WAIT_S)
+    except TimeoutError:
+        seen = f"a replay with a {REPLAY_LIMIT_S:g} s limit per step did not finish within {REPLAY_WAIT_S:g} s"
+    except (CheckError, PageBroken) as exc:
+        seen = f"a replay to tell a hang from a busy machine could not be played ({exc})"
+    else:
+        if not run.session.hung:
+            return run, log, full, frames_moving, colours
+        if abs(run.now - at) <= SLACK:
+            return None
+        seen = f"replayed with a {REPLAY_LIMIT_S:g} s limit per step it was cut at {run.now:.1f} s instead"
+    return (f"could not tell: the harness's time limit cut {what} at {at:.1f} s ({cut.broken or 'cut'}); {seen}; "
+            "what the run did not show is no evidence")
 
