@@ -29,6 +29,7 @@ no-input bird never seen coming to rest.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -154,6 +155,8 @@ class _Scene:
     height: int
     rows: list[bytes] = field(default_factory=list)       # per row: the usual colours (RGB bytes)
     unstable: list[bytes] = field(default_factory=list)   # per row: 1 where a pixel has no usual colour
+    memo: dict[frozenset[tuple[int, int, int]], dict[tuple[bytes, bytes, bytes], tuple[bytes, bytes]]] = \
+        field(default_factory=dict, repr=False)  # per bird's colours: a row's marks (``_marks``)
 
     def row(self, img: Image, y: int) -> bytes:
         o = (y * self.width + self.x0) * 3
@@ -217,38 +220,67 @@ class PipeRun:
         return self.inside_at is not None and self.passed_at is not None
 
 
-def _look(sc: _Scene, bird: Bird, img: Image, side: _Side = TOP,
-          ) -> tuple[tuple[int, int, int, int] | None, list[int], set[int], int]:
-    """(the bird's box in band columns, each column's body depth from ``side``'s edge, the columns
-    holding the bird, for the bottom side the columns whose body has a top body over it too, from the
-    top of the play area down: a pipe's top piece)."""
-    bw = sc.x1 - sc.x0
-    foreign = bytearray(bw * sc.height)
-    birdy = bytearray(bw * sc.height)
-    colours = bird.colours
-    far: dict[bytes, bool] = {}   # (pixel, usual colour) -> another thing: the same few pairs recur
-    kin: dict[bytes, bool] = {}   # pixel -> one of the bird's colours
-    for y in range(sc.height):
-        seg, ref, bad = sc.row(img, y), sc.rows[y], sc.unstable[y]
-        if seg == ref and not any(bad):
-            continue
-        o = y * bw
-        for k in range(bw):
+ROWS_MEMO = 4096  # rows of marks a scene remembers (a pipe's body and the sky repeat row after row, look after look)
+
+
+_CHANGED = re.compile(rb"[^\x00]+")
+
+
+def _row_marks(seg: bytes, ref: bytes, bad: bytes, colours: frozenset[tuple[int, int, int]],
+               kin: dict[bytes, bool]) -> tuple[bytes, bytes]:
+    """One row's marks: 1 where a pixel is another thing than the empty scene (or the scene has no usual
+    colour there), and 1 where such a pixel has one of the bird's colours (``kin``: pixel -> that, so far)."""
+    n = len(bad)
+    foreign, birdy = bytearray(n), bytearray(n)
+    # Only the pixels not exactly as in the empty scene (found at C speed), and those it has no usual colour for.
+    xor = (int.from_bytes(seg, "little") ^ int.from_bytes(ref, "little")).to_bytes(len(seg), "little")
+    spans = [range(m.start() // 3, (m.end() + 2) // 3) for m in _CHANGED.finditer(xor)]
+    if any(bad):
+        spans.append(range(n))
+    for span in spans:
+        for k in span:
+            if foreign[k]:
+                continue
             i = 3 * k
             px = seg[i:i + 3]
-            if not bad[k]:
-                pair = px + ref[i:i + 3]
-                f = far.get(pair)
-                if f is None:
-                    f = far[pair] = abs(px[0] - ref[i]) + abs(px[1] - ref[i + 1]) + abs(px[2] - ref[i + 2]) > FAR
-                if not f:
-                    continue
-            foreign[o + k] = 1
+            if not bad[k] and abs(px[0] - ref[i]) + abs(px[1] - ref[i + 1]) + abs(px[2] - ref[i + 2]) <= FAR:
+                continue
+            foreign[k] = 1
             c = kin.get(px)
             if c is None:
                 c = kin[px] = _q((px[0], px[1], px[2])) in colours
             if c:
-                birdy[o + k] = 1
+                birdy[k] = 1
+    return bytes(foreign), bytes(birdy)
+
+
+def _marks(sc: _Scene, bird: Bird, img: Image) -> tuple[bytearray, bytearray]:
+    """(foreign, birdy) masks over the band: see ``_row_marks``. A row is worked out once per scene and
+    bird: the same row of pixels over the same row of the empty scene gives the same marks."""
+    bw = sc.x1 - sc.x0
+    foreign = bytearray(bw * sc.height)
+    birdy = bytearray(bw * sc.height)
+    colours = bird.colours
+    memo = sc.memo.setdefault(colours, {})
+    if len(memo) > ROWS_MEMO:
+        memo.clear()
+    kin: dict[bytes, bool] = {}
+    for y in range(sc.height):
+        seg, ref, bad = sc.row(img, y), sc.rows[y], sc.unstable[y]
+        if seg == ref and not any(bad):
+            continue
+        key = (seg, ref, bad)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = _row_marks(seg, ref, bad, colours, kin)
+        o = y * bw
+        foreign[o:o + bw], birdy[o:o + bw] = got
+    return foreign, birdy
+
+
+def _bird_box(sc: _Scene, bird: Bird, birdy: bytearray) -> tuple[tuple[int, int, int, int] | None, set[int]]:
+    """(the bird's box in band columns, the columns holding it), from the pixels of its colours."""
+    bw = sc.x1 - sc.x0
     found = blobs(birdy, bw, sc.height, min_size=2) if any(birdy) else []
     box = None
     if found:
@@ -259,29 +291,40 @@ def _look(sc: _Scene, bird: Bird, img: Image, side: _Side = TOP,
         box = (min(b.x0 for b in near), min(b.y0 for b in near), max(b.x1 for b in near), max(b.y1 for b in near))
         if not (0.25 * bird.pixels <= size <= 2.5 * bird.pixels and box[3] - box[1] + 1 <= 2.5 * bird.height + 2):
             box = None
-    cols_bird = {p % bw for b in found for p in b.pixels} if box else set()
-    depth = []
+    return box, ({p % bw for b in found for p in b.pixels} if box else set())
+
+
+def _depths(sc: _Scene, foreign: bytearray, side: _Side = TOP) -> list[int]:
+    """Each band column's body depth from ``side``'s edge (see ``_look``)."""
+    bw, h = sc.x1 - sc.x0, sc.height
     floor = side.floor
+    depth = []
     for x in range(bw):
-        if floor is None:
-            d = 0
-            while d < sc.height and foreign[d * bw + x]:
-                d += 1
+        col = foreign[x::bw]
+        if floor is None:  # from the top down without a break
+            d = col.find(0)
+            d = h if d < 0 else d
         else:
             # From the bottom up: the empty scene under the floor (a ground drawn over the pipe) is
             # skipped; a body begins there and reaches up without a break.
-            y = sc.height - 1
-            while y >= floor - side.tol and not foreign[y * bw + x]:
-                y -= 1
-            if y < floor - side.tol:
-                d = 0
-            else:
-                while y >= 0 and foreign[y * bw + x]:
-                    y -= 1
-                d = max(0, floor - y)  # rows over the floor the body covers (its top row is y + 1)
+            y = col.rfind(1, max(0, floor - side.tol))
+            # rows over the floor the body covers (its top row is the first unmarked one above, + 1)
+            d = 0 if y < 0 else max(0, floor - col.rfind(0, 0, y + 1))
         depth.append(d)
+    return depth
+
+
+def _look(sc: _Scene, bird: Bird, img: Image, side: _Side = TOP,
+          ) -> tuple[tuple[int, int, int, int] | None, list[int], set[int], int]:
+    """(the bird's box in band columns, each column's body depth from ``side``'s edge, the columns
+    holding the bird, for the bottom side the columns whose body has a top body over it too, from the
+    top of the play area down: a pipe's top piece)."""
+    bw = sc.x1 - sc.x0
+    foreign, birdy = _marks(sc, bird, img)
+    box, cols_bird = _bird_box(sc, bird, birdy)
+    depth = _depths(sc, foreign, side)
     paired = 0
-    if floor is not None and box is not None:  # the top of each column differs from the empty scene
+    if side.floor is not None and box is not None:  # the top of each column differs from the empty scene
         paired = sum(1 for x in range(bw) if depth[x] >= 3 and all(foreign[y * bw + x] for y in range(3)))
     return box, depth, cols_bird, paired
 
