@@ -12,12 +12,15 @@ flap) keeps it under the gap's upper edge. A pipe *passed* the bird when a top b
 the bird's columns has left them and the bird, flapped after, still rose: it flew on.
 
 Where the bird cannot be told from the scene, or the scene itself moves in the band, no run is
-played (``PassRun.why`` says so) and ``score`` reads only what the other runs showed.
+played (``PassRun.why`` says so) and ``score`` reads only what the other runs showed. The run stops
+as soon as it has its answer: a readable score that counted the pipes one by one for ``COUNTED``
+pipes (``score_run``; a person who saw "1", "2" come as the first two pipes passed has seen it count).
 """
 
 from __future__ import annotations
 
 import statistics
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from ..browser._page import PageBroken
@@ -25,8 +28,8 @@ from ..browser._play import CAP, Run, differs
 from ..browser._registry import ProbeContext
 from ..browser._start import Start
 from ._score import NUMBER, readings
-from ._score_counts import Pass, Place, Played, places
-from ._top import STABLE_SHARE, TOP, Bird, Learnt, _look, _scene, _Side
+from ._score_counts import Pass, Place, Played, judge, places
+from ._top import STABLE_SHARE, TOP, Bird, Learnt, _bird_box, _depths, _marks, _scene, _Side
 
 __all__ = ["PASSES", "PassRun", "pass_run", "score_run"]
 
@@ -45,6 +48,10 @@ AFTER_LAST = 2.4    # s played on after the last pass wanted (its count may come
 NO_PIPE_S = 6.0     # s without a pipe seen ahead of the bird: the run ends
 FIRST_TAP = 0.2     # s after the start a person flaps once, whatever the bird does (a game may wait for it)
 DOM_EVERY = 0.2     # s between two reads of the page's text (a score in the page's HTML)
+COUNTED = 2         # pipes a readable score counted one by one: the run has its answer and stops
+
+
+Answered = Callable[["PassRun"], Awaitable[str]]
 
 
 @dataclass
@@ -77,8 +84,11 @@ def _gap(depth: list[int], rise: list[int], height: int, lo: int, bird: Bird) ->
 
 
 async def pass_run(run: Run, t0: float, action: str, learnt: Learnt, *, until: float | None = None,
-                   read_dom: bool = True) -> PassRun:
-    """Fly ``run`` (at the start, no input since) through the gaps from now on; see the module docstring."""
+                   read_dom: bool = True, answered: Answered | None = None) -> PassRun:
+    """Fly ``run`` (at the start, no input since) through the gaps from now on; see the module docstring.
+
+    ``answered``: asked after each read of the page's text once two pipes were passed; a reason it
+    returns ends the run (``PassRun.why``), play having shown what it was played for."""
     out = PassRun(began=run.now, alive_until=run.now)
     bird, empty = learnt.bird, learnt.empty
     if bird is None:
@@ -132,8 +142,12 @@ async def pass_run(run: Run, t0: float, action: str, learnt: Learnt, *, until: f
         if read_dom and run.now - last_dom >= DOM_EVERY - 1e-9:
             last_dom = run.now
             out.lines.append((run.now, await run.session.dom_text()))
-        box, depth, _cols, _ = _look(sc, bird, frame.image, TOP)
-        _b, rise, _c, _ = _look(sc, bird, frame.image, from_bottom)
+            if answered is not None and len(out.passes) >= 2 and (enough := await answered(out)):
+                out.why = enough
+                break
+        foreign, birdy = _marks(sc, bird, frame.image)  # one look, read from the top and from the bottom
+        box = _bird_box(sc, bird, birdy)[0]
+        depth, rise = _depths(sc, foreign, TOP), _depths(sc, foreign, from_bottom)
         covered = sum(1 for x in range(max(0, b0), min(len(depth), b1 + 1)) if depth[x] >= 3) >= 2 and \
             (box is None or box[1] > 2)
         if covered and covered_since is None:
@@ -211,15 +225,27 @@ async def score_run(ctx: ProbeContext, start: Start, action: str, learnt: Learnt
         return Played(why="the bird could not be told from the scene"), None
     run = await start.replay(ctx, [], start.t0)
     out = Played(lo=start.t0 + SETTLED)
+
+    async def counted(got: PassRun) -> str:
+        """Why the run may stop: a readable score counted the pipes passed so far one by one ('' if not)."""
+        seen = judge(_text_places(await run.session.texts(), got.lines, out.lo), got.passes, got.alive_until, out.lo)
+        if seen.how != "counts" or seen.passes < COUNTED or seen.place is None:
+            return ""
+        return (f"it had its answer: the readable score {seen.place.label!r} counted one per pipe as the bird "
+                f"flew through {seen.passes} pipes, so play stopped there")
+
     try:
         if run.broken:
             out.why = f"the page broke ({run.broken})"
             return out, run
-        got = await pass_run(run, start.t0, action, learnt)
+        got = await pass_run(run, start.t0, action, learnt, answered=counted)
         out.passes, out.seen_until, out.why = got.passes, got.alive_until, got.why
         if got.passes:
-            out.places = places({i: f.image for i, f in run.frames.items()}, run.every, out.lo, out.seen_until)
             out.texts = _text_places(await run.session.texts(), got.lines, out.lo)
+            # A readable score that counts the pipes is the verdict (``score_check``): what changed on the
+            # screen as pictures is read only where it may be the score.
+            if judge(out.texts, out.passes, out.seen_until, out.lo).how != "counts":
+                out.places = places({i: f.image for i, f in run.frames.items()}, run.every, out.lo, out.seen_until)
     except PageBroken as exc:
         out.why = f"the page broke ({exc})"
     finally:

@@ -59,6 +59,19 @@ async def test_a_pixel_score_is_found_where_it_is_drawn(runs: GameRuns) -> None:
     assert score.data["changes_per_pipe"] == [1] * score.data["pipes_judged"], explain(score)
 
 
+@pytest.mark.browser
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_pass_run_stops_once_a_readable_score_counted_two_pipes(runs: GameRuns) -> None:
+    # A person who saw "Score: 1" and "Score: 2" come as the first two pipes passed has seen it count:
+    # play stops there, and the evidence says why.
+    score = (await runs.probes("score_dom_one_line.html"))["score"]
+    assert (score.status, score.data["pipes_judged"]) == ("pass", 2), explain(score)
+    assert "had its answer" in score.data["pass_run"], explain(score)
+    # A score that counts one per two pipes has no such answer: it is watched on for three pipes.
+    half = (await runs.probes("score_effect/text_score_half/index.html"))["score"]
+    assert half.data["pipes_judged"] >= 3 and "had its answer" not in half.data.get("pass_run", ""), explain(half)
+
+
 # ---- the judgement, on made-up runs -----------------------------------------------------------
 PASSES = [Pass(2.0, 2.5), Pass(3.7, 4.2), Pass(5.4, 5.9), Pass(7.1, 7.6)]
 UNTIL = 10.0
