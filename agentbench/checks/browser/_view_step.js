@@ -94,7 +94,7 @@
   // crossing in between waits for the next such frame, or the end of the run): a page of
   // animations that iterate every frame costs at most 60 renderings per virtual second. A browser
   // that renders nothing for RENDER_WAIT_MS goes on without it (a hung renderer is the step limit's).
-  const RENDER_WAIT_MS = 250, RENDER_GAP_MS = 1000 / 60;
+  const RENDER_WAIT_MS = 500, RENDER_GAP_MS = 1000 / 60;
   let eventsDue = false, renderedAt = -Infinity;
   function rendering() {
     return new N.Promise((resolve) => {
