@@ -8,6 +8,13 @@ score shown), not when something moved (title screens animate by themselves, ide
 runs). The first try that lasts wins. Its run, with no further input, is handed on open: it is the
 no-input baseline every later comparison (flap, game over) is made against.
 
+A game may make a person wait after the start: a 3-2-1 countdown, a "Ready... Go!", while the bird
+hangs still and input does nothing. A person waits until play is under way before flapping. Where
+the first second after the start input is nearly still (a countdown's digits change once a second)
+and the scene then moves in every capture for a while (the bird falls, the pipes come), play began
+there: ``t0`` is that moment and ``waited`` says how long after the input it came. A game in which
+nothing moves until the first flap (a ready state) keeps its ``t0``.
+
 One discovery per check run: the flappy probes and refresh-rate share it (``ctx.shared``). A try cut
 by the harness's real-time step limit (a busy machine, or a page that hangs) showed nothing about
 the game: the whole search is played again with ``REPLAY_LIMIT_S`` per step (on the virtual clock
@@ -19,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ._page import REPLAY_LIMIT_S
-from ._play import Run, Step, close_all, lasting, moving
+from ._play import Run, Step, close_all, differs, lasting, moving
 from ._registry import ProbeContext
 
 __all__ = ["START_AT", "Start", "find_start", "shared_start"]
@@ -30,6 +37,10 @@ WATCH = 1.8      # each try is watched until this virtual time
 CLICK = "click:0.5,0.5"
 KEYS = [("Space", "press:Space"), ("Enter", "press:Enter"), ("ArrowUp", "press:ArrowUp"), ("W", "press:w")]
 BUTTON = ("a Start button", r"target:\b(start|play|begin|go)\b")
+STILL_S = 1.0        # the first second after the start input nearly still: the game may be counting down
+STILL_CHANGES = 3    # ... changing in at most this many captures (a countdown's digits, once a second)
+COUNTDOWN_MAX = 5.0  # virtual s after the start input within which play must begin to be waited for
+PLAY_RUN = 6         # captures in a row, each unlike the one before: play is under way
 
 
 @dataclass
@@ -43,6 +54,7 @@ class Start:
     base: Run                       # the run with the start and no further input (from load)
     auto_moving: bool               # the scene moved with no input at all (a game that runs at once)
     replayed: bool = False          # found by the search played again after a try was cut (see above)
+    waited: float = 0.0             # virtual s from the start input to play under way (a countdown), else 0
     _claimed: bool = field(default=False, repr=False)
 
     def claim(self) -> Run | None:
@@ -62,6 +74,31 @@ class Start:
         run = await Run.open(ctx, fps=fps, capture_width=capture_width)
         await run.play([*self.steps, *extra], until)
         return run
+
+
+def _play_from(run: Run, lo: float, hi: float) -> float | None:
+    """The first capture time in [lo, hi] from which the picture changes ``PLAY_RUN`` captures in a row."""
+    streak = 0
+    for i in range(run.index(lo) + 1, run.index(hi) + 1):
+        a, b = run.code(i - 1), run.code(i)
+        streak = streak + 1 if a is not None and b is not None and differs(a, b) else 0
+        if streak >= PLAY_RUN:
+            return (i - PLAY_RUN) * run.every
+    return None
+
+
+async def _after_countdown(start: Start) -> Start:
+    """``start`` with ``t0`` moved to where play began, when the game made a person wait (module doc)."""
+    run, t0 = start.base, start.t0
+    if start.name is None or run.closed or moving(run, t0, t0 + STILL_S) > STILL_CHANGES:
+        return start
+    if _play_from(run, t0, min(run.now, t0 + STILL_S)) is not None:
+        return start
+    await run.to(t0 + COUNTDOWN_MAX)
+    began = _play_from(run, t0 + STILL_S, run.now)
+    if began is None or run.broken:
+        return start  # nothing under way (a ready state waiting for the first flap): as it was
+    return replace(start, t0=began, waited=round(began - t0, 2))
 
 
 class _Cut(Exception):
@@ -119,19 +156,19 @@ async def _search(ctx: ProbeContext) -> Start:
     clicked, won = await _trial(ctx, click, none, START_AT + 0.1)
     tried.append("a click")
     if won:
-        return Start("a click", click, START_AT + 0.1, tried, clicked, auto)
+        return await _after_countdown(Start("a click", click, START_AT + 0.1, tried, clicked, auto))
     for name, action in KEYS:
         steps = [*click, Step(START_AT + KEY_AFTER, action)]
         run, won = await _trial(ctx, steps, clicked, START_AT + KEY_AFTER + 0.1)
         tried.append(name)
         if won:
-            return Start(name, steps, START_AT + KEY_AFTER + 0.1, tried, run, auto)
+            return await _after_countdown(Start(name, steps, START_AT + KEY_AFTER + 0.1, tried, run, auto))
     steps = [Step(START_AT, BUTTON[1])]
     run, won = await _trial(ctx, steps, none, START_AT + 0.1)
     if run.inputs and run.inputs[0][2]:
         tried.append(BUTTON[0])
     if won:
-        return Start(BUTTON[0], steps, START_AT + 0.1, tried, run, auto)
+        return await _after_countdown(Start(BUTTON[0], steps, START_AT + 0.1, tried, run, auto))
     return Start(None, [], START_AT, tried, none, auto)
 
 

@@ -59,6 +59,8 @@ EXPECT = {
     # The top pipe, tried as a person tries it: the bird kept high as pipes arrive.
     "top_pipe_passthrough.html": ("pass", "fail", "pass"),   # the top pipe never collides: the bird flies through
     "high_gap_open_top.html": ("pass", "pass", "pass"),      # high gaps, no ceiling: the bird may leave the screen
+    # A person waits out a countdown before flapping (flap-input failed: the taps fell inside it).
+    "countdown_start.html": ("pass", "pass", "pass"),        # a click starts 3-2-1; the bird hangs still till then
 }
 SCORE = {"dt_class_canvas.html": "pass", "sprite_title.html": "pass", "dom_sprite_framelocked.html": "pass",
          "corner_focus_canvas.html": "pass", "no_score.html": "fail", "score_dom_one_line.html": "pass",
@@ -360,3 +362,13 @@ async def test_a_refresh_rate_run_cut_by_the_time_limit_is_played_again(runs: Ga
     assert result.status == REFRESH[name], explain(result)
     if result.status == "fail":
         assert "4.0x faster" in result.detail, explain(result)
+
+
+async def test_a_countdown_after_the_start_is_waited_out(runs: GameRuns) -> None:
+    """The start is where play got under way, 3 s after the click (a 3-2-1 countdown, input ignored;
+    the start input is over 0.1 s after the click); a game that moves at once keeps the start input's time."""
+    results = await runs.probes("countdown_start.html")
+    flap = results["flap-input"]
+    assert flap.data.get("waited_after_start_s") == pytest.approx(2.9, abs=0.1), explain(results)
+    assert "(started with a click, play under way 2.9 s later)" in flap.detail, explain(results)
+    assert "waited_after_start_s" not in (await runs.probes("dt_class_canvas.html"))["flap-input"].data
