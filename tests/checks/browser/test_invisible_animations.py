@@ -124,7 +124,13 @@ async def test_the_page_reads_its_animation_at_the_virtual_time(held: dict[str, 
     virtual time (played on in real time it read half a second more)."""
     now, current, state, rate = held["after_hold"]
     assert state == "running" and rate == 1, held["after_hold"]
-    assert 1000 - 3 * 1000 / held["fps"] <= current <= 1000 + 1e-6, held["after_hold"]
+    # Its age is the page's virtual time since the first frame that read it (where it started), less a
+    # frame or two (a frame reads the age the one before set); played on in real time it read ~500 ms more.
+    # Not PLAYED_S itself: on a busy machine the page's first frame comes at another point of the session
+    # (a fresh-clone make test at load ~15 read 1012.6 at 240 Hz, its first frame 146 page ms in, not 184).
+    since = now - held["seen"]["reads"][0][0]
+    assert since - 3 * 1000 / held["fps"] <= current <= since + 1e-6, (held["after_hold"], since)
+    assert since < PLAYED_S * 1000 + 100, (held["after_hold"], since)  # the page's clock played no more than that
     reads = held["seen"]["reads"]
     assert all(r[2] == "running" and r[3] == 1 for r in reads if r[1] < 2000), reads[:3]
 

@@ -130,7 +130,10 @@ async def test_a_chain_of_messages_takes_time(messages: tuple[int, dict[str, Any
     elapsed = got[0] if chain != "self" else got
     assert elapsed >= 1, (fps, chain, got)
     if chain != "self":
-        assert 0 <= got[1] <= elapsed + 1, (fps, got)
+        # Date.now() is read after performance.now() (an integer: up to 1 ms lower or higher), and time
+        # moves with the work a script does between the two reads, capped below the next frame
+        # (a fresh-clone make test at load ~15 read 171.67 and 174).
+        assert 0 <= got[1] <= elapsed + 1 + 1000 / fps, (fps, got)
 
 
 async def test_message_work_leaves_frames_and_timers_on_the_virtual_clock(messages: tuple[int, dict[str, Any]]) -> None:
