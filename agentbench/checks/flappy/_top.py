@@ -43,6 +43,7 @@ from ._over import over_since
 __all__ = ["Bird", "Learnt", "PipeRun", "learn_bird", "pipe_run", "through_pipe"]
 
 TARGET = 0.25      # the bird's centre is kept at about this share of the play area's height from the top
+# (half as high again after each pipe that passed with the bird in its gap: random gaps may sit that high)
 TAP_GAP = 0.2      # s between two taps at least (a press is held HOLD s)
 FAR = 60           # colour distance (sum over channels) that counts as another thing
 STABLE = 0.7       # a pixel of the empty scene shows its usual colour at least this share of the time
@@ -494,8 +495,8 @@ async def pipe_run(run: Run, t0: float, action: str, bird: Bird, empty: list[Ima
         falling = len(rows) < 2 or rows[-1][1] >= rows[-2][1]
         if tap_bottom is not None:
             sank = max(sank, box[3] - tap_bottom)
-        if side.floor is None:
-            sunk = centre > TARGET * sc.height
+        if side.floor is None:  # a pipe passed with the bird in its gap: a person aims higher at the next
+            sunk = centre > TARGET / 2 ** passed * sc.height
         else:  # where it will be at the next look, falling as fast as since the last one: a person flaps early
             level = max(sc.height / 2, side.floor - max(LOW * bird.height, sank + CLEAR * bird.height))
             sunk = box[3] + max(0.0, rows[-1][1] - rows[-2][1] if len(rows) >= 2 else 0.0) > level

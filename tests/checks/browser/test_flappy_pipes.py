@@ -10,14 +10,17 @@ a try that could not tell.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import pytest_asyncio
 from _game_runs import GameRuns, explain
 
-from agentbench.checks.browser import BrowserHarness
+from agentbench.checks.browser import BrowserHarness, run_browser_checks_async
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
+FIXTURES = Path(__file__).parent / "fixtures"
 GOOD = ["both_pipes_collide.html", "low_gaps_both_collide.html",
         "trees_behind_bird.html"]  # broad trees rise from the ground and scroll by behind the bird: no pipe
 
@@ -50,3 +53,19 @@ async def test_a_bottom_pipe_that_collides_passes(runs: GameRuns, name: str) -> 
     assert set(tried) == {"top", "bottom"}, explain(over)
     assert tried["bottom"].endswith("(the game ended) with a bottom pipe at the bird") \
         or "in their gap" in tried["bottom"], explain(over)
+
+
+async def test_a_top_pipe_passthrough_is_found_where_the_gaps_sit_where_the_bird_is_kept(
+        runs: GameRuns, tmp_path: Path) -> None:
+    """top_pipe_passthrough.html with every gap around where the bird is first kept (a quarter of the way
+    down): the bird flies through the first pipe's gap, so a person aims higher at the next one and flies
+    into its top pipe, which never collides. Before, two pipes passed with the bird in their gap ended the
+    try and game-over passed; the fixture folder's seed decided whether its random gaps sat that high."""
+    page = (FIXTURES / "flappy" / "top_pipe_passthrough.html").read_text()
+    assert "gap: 170 + Math.random() * 240" in page  # the fixture's gaps: anywhere from 170 to 410 px
+    (tmp_path / "index.html").write_text(page.replace("gap: 170 + Math.random() * 240",
+                                                      "gap: 150 + Math.random() * 30"))
+    results = {r.id: r for r in await run_browser_checks_async("flappy", tmp_path, tmp_path / "ev",
+                                                                harness=runs.harness)}
+    over = results["game-over"]
+    assert over.status == "fail" and "flew into the top pipe" in over.detail, explain(results)
