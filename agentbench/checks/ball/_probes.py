@@ -84,13 +84,15 @@ def _size(log: list) -> tuple[int, int] | None:
     return next((s for _, _, s in reversed(log) if s), None)
 
 
-async def _try(ctx: ProbeContext, steps: list[Step], *, loaded: Run | None = None) -> tuple[Run, list]:
-    """A run from load with ``steps``, its balls logged; ``loaded``: the load check's run to go on with.
+async def _try(ctx: ProbeContext, steps: list[Step], *, loaded: Run | None = None,
+               step_timeout_s: float | None = None) -> tuple[Run, list]:
+    """A run from load with ``steps``, its balls logged; ``loaded``: the load check's run to go on with;
+    ``step_timeout_s``: its limit per step (None: the context's).
 
     A run cut by the time limit comes back as it is (``session.hung``: see ``_cut``); one the page
     broke otherwise (crashed, left) raises PageBroken.
     """
-    run = loaded or await Run.open(ctx, every=CAP)
+    run = loaded or await Run.open(ctx, every=CAP, step_timeout_s=step_timeout_s)
     log: list = []
     try:
         if loaded is None and not run.session.hung:
@@ -363,14 +365,10 @@ async def _watch_again(ctx: ProbeContext, spawn: Spawn, cut: Run, what: str
     at = cut.now
 
     async def play() -> tuple[Run, list, bool, int, list[str]]:
-        run = await Run.open(ctx, every=CAP, step_timeout_s=REPLAY_LIMIT_S)
-        log: list = []
+        run, log = await _try(ctx, spawn.steps, step_timeout_s=REPLAY_LIMIT_S)  # the spawn's run, again
         try:
-            if not run.session.hung:
-                await run.session.track_bodies(EVERY)
-            await run.play(spawn.steps, TRY_S)
-            if not run.session.hung:
-                await _bodies(run, log)
+            if run.session.hung:
+                return run, log, False, 0, []
             return (run, log, *await _watched(run, log, spawn.t0))
         except PageBroken:
             if not run.session.hung:
