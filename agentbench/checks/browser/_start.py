@@ -91,9 +91,7 @@ async def _after_countdown(start: Start) -> Start:
     """``start`` with ``t0`` moved to where play began, when the game made a person wait (module doc)."""
     run, t0 = start.base, start.t0
     if start.name is None or run.closed or moving(run, t0, t0 + STILL_S) > STILL_CHANGES:
-        return start
-    if _play_from(run, t0, min(run.now, t0 + STILL_S)) is not None:
-        return start
+        return start  # (at most STILL_CHANGES changes there: no PLAY_RUN of them in a row either)
     await run.to(t0 + COUNTDOWN_MAX)
     began = _play_from(run, t0 + STILL_S, run.now)
     if began is None or run.broken:
