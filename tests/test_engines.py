@@ -268,7 +268,7 @@ def test_an_unreachable_engine_is_named_and_nothing_is_written(tmp_path: Path) -
 
 def _cells_on(client: Any) -> bool:
     try:
-        return bool(client.containers.list(filters={"label": "agentbench.cell"}))
+        return bool(client.containers.list(filters={"label": "agentbench.cell"}, ignore_removed=True))
     except Exception:  # noqa: BLE001 - not up to it yet
         return False
 

@@ -308,7 +308,8 @@ def sweep_containers(client: Any | None = None, *, older_than_s: float = 0.0,
     removed = []
     now = time.time()
     try:
-        for container in client.containers.list(all=True, filters={"label": wanted}):
+        # ignore_removed: a container removed by its owner between the listing and the look at it is skipped.
+        for container in client.containers.list(all=True, filters={"label": wanted}, ignore_removed=True):
             created = float(container.labels.get(f"{SANDBOX_LABEL}.created", "0") or 0)
             if now - created >= older_than_s:
                 try:

@@ -105,7 +105,10 @@ def sweep_orphans(client: Any) -> list[str]:
 
     removed: list[str] = []
     try:
-        containers = client.containers.list(all=True, filters={"label": [f"{SANDBOX_LABEL}=1", PID]})
+        # ignore_removed: another process's sweep (or its owner closing it) may remove a listed container
+        # before the SDK looks at it; that 404 must not end this sweep.
+        containers = client.containers.list(all=True, filters={"label": [f"{SANDBOX_LABEL}=1", PID]},
+                                            ignore_removed=True)
     except docker.errors.DockerException as exc:
         structlog.get_logger().debug("sandbox.sweep_failed", error=str(exc))
         return removed

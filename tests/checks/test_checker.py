@@ -292,7 +292,8 @@ def test_a_killed_cli_leaves_no_running_checker(tmp_path: Path, docker_client, c
     mine: list = []
 
     def started() -> bool:  # this CLI's checker is up (or the CLI ended without one: a failure below)
-        mine[:] = [c for c in docker_client.containers.list(filters={"label": "agentbench.kind=checker"})
+        mine[:] = [c for c in docker_client.containers.list(filters={"label": "agentbench.kind=checker"},
+                                                                ignore_removed=True)
                    if float(c.labels.get("agentbench.created", "0")) >= began
                    and c.labels.get(PID) == str(proc.pid)]  # this CLI's, not another process's
         return bool(mine) or proc.poll() is not None

@@ -115,3 +115,37 @@ def test_a_container_left_in_created_state_by_a_crash_is_swept(docker_client, sa
 
     with pytest.raises(docker.errors.NotFound):
         docker_client.containers.get(left.id)
+
+
+@pytest.mark.docker
+def test_a_container_removed_by_another_sweep_meanwhile_does_not_stop_this_one(docker_client, sandbox_image,
+                                                                              session_label, monkeypatch) -> None:
+    """Several processes share one engine and sweep at their start. An orphan another sweep removes between
+    this one's listing and its look at that container must not end the sweep: the other orphans still go.
+    (CI: a 404 for a container gone meanwhile ended the sweep, and the orphan it was asked about stayed.)"""
+    from agentbench.sandbox._image import sweep_containers
+    from agentbench.sandbox._owner import START, container_labels
+
+    dead = {**container_labels(kind="sandbox", extra=session_label), START: "1"}  # our pid, another start: dead
+    boxes = [docker_client.containers.create(sandbox_image, "true", labels=dead) for _ in range(3)]
+    gone = boxes[1].id
+    inspect = docker_client.api.inspect_container
+
+    def another_sweep_got_there_first(container: str, *args, **kwargs):
+        if container == gone:
+            docker_client.api.remove_container(gone, force=True)
+        return inspect(container, *args, **kwargs)
+
+    monkeypatch.setattr(docker_client.api, "inspect_container", another_sweep_got_there_first)
+    removed = sweep_orphans(docker_client)
+    assert {boxes[0].short_id, boxes[2].short_id} <= set(removed), removed
+    import docker
+
+    for box in boxes:
+        with pytest.raises(docker.errors.NotFound):
+            docker_client.containers.get(box.id)
+    # The sweep by age (agentbench sweep) has the same listing: it too goes on past the one gone meanwhile.
+    boxes = [docker_client.containers.create(sandbox_image, "true", labels=dead) for _ in range(3)]
+    gone = boxes[1].id
+    removed = sweep_containers(docker_client, labels=session_label)
+    assert {boxes[0].short_id, boxes[2].short_id} <= set(removed), removed
