@@ -45,13 +45,6 @@ REPLAY_LIMIT_S = 20.0
 LARGE_LOAD_MAX_S = 90.0  # the most a replay's load of a large entry is given (real s)
 
 
-async def _quiet(aw: Awaitable[Any]) -> None:
-    try:
-        await aw
-    except PlaywrightError:
-        pass
-
-
 class PageSession(PageWorld):
     """An open artefact page. Use ``press``/``click``/``advance`` to play it, ``read`` to read it."""
 
@@ -321,17 +314,18 @@ class PageSession(PageWorld):
                   "clip": {"x": 0, "y": 0, "width": vw, "height": vh, "scale": self.capture_width / vw}}
         for attempt in range(3):
             try:
-                # A fresh CDP session each time: a reload may have moved the page to a new renderer.
-                cdp = await asyncio.wait_for(self.context.new_cdp_session(self.page), self.step_timeout_s)
-                try:
-                    shot = await self.run_limited(cdp.send("Page.captureScreenshot", params), what="capturing")
-                finally:
-                    asyncio.ensure_future(_quiet(cdp.detach()))
+                # On the page's own CDP session (cdp() renews it after a reload moved the page to a new
+                # renderer). Not a fresh one each time: attaching and detaching a session moved the
+                # animations' timeline on (it stands still between virtual frames at the rate 0 the
+                # page's session set): each screenshot aged CSS animations by ~33 ms of real time, 30
+                # in a row by a second, and a capture after a hold showed them a frame ahead.
+                shot = await self.cdp("Page.captureScreenshot", params)
                 return frame_from_png(t_ms, base64.b64decode(shot["data"]), self.viewport)
-            except (TimeoutError, PlaywrightError) as exc:
-                message = getattr(exc, "message", "timed out")
-                if attempt == 2 or not NAV_GONE.search(message):
-                    raise CheckError(f"harness screenshot failed: {message}") from exc
+            except PageBroken:
+                raise
+            except CheckError as exc:
+                if attempt == 2 or not NAV_GONE.search(str(exc)):
+                    raise CheckError(f"harness screenshot failed: {exc}") from exc
                 await self._after_navigation()
         raise AssertionError("unreachable")
 
