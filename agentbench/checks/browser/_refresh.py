@@ -27,8 +27,8 @@ from ._registry import Adapt, InputStep, ProbeContext, Rerun, ScriptFn
 
 log = structlog.get_logger()
 
-__all__ = ["CAP60", "CAPTURE_WIDTH", "OBSERVE_KEY", "RUNS_KEY", "Adapt", "InputStep", "Observe", "Rerun", "Runs",
-           "ScriptFn", "play", "play_rate", "refresh_rate_check"]
+__all__ = ["CAP60", "CAPTURE_WIDTH", "LEAD_KEY", "OBSERVE_KEY", "RUNS_KEY", "Adapt", "InputStep", "Observe", "Rerun",
+           "Runs", "ScriptFn", "play", "play_rate", "refresh_rate_check"]
 
 CHECK_ID = "refresh-rate"
 T240 = 2.0          # virtual seconds simulated at 240 Hz
@@ -40,6 +40,11 @@ STILL = 0.002       # mean distance (quantisation steps) under which two frames 
 PASS_RANGE = (0.75, 1.35)
 OBSERVE_KEY = "refresh-observe"  # ctx.shared: an Observe the pixel runs call (set by a task's script hook)
 RUNS_KEY = "refresh-runs"  # ctx.shared: the last pixel check's Runs, for a task's adapt to read what they showed
+# ctx.shared: (lead, play_from) for a game that waits after its start input before play gets under way (a
+# 3-2-1 countdown), set by a task's script: lead, the virtual s it waits; play_from, when play is under way.
+# Both runs are played ``lead`` longer and a window starts at play_from, so the windows judged hold play
+# alone: else a game whose countdown outlasts T240 showed nothing moving at 240 Hz (refresh-rate skipped).
+LEAD_KEY = "refresh-lead"
 
 
 @dataclass(frozen=True)
@@ -252,28 +257,47 @@ def _in_range(fit: dict[str, object]) -> bool:
     return PASS_RANGE[0] <= float(fit["s"]) <= PASS_RANGE[1]  # type: ignore[arg-type]
 
 
-def judge(runs: Runs, steps: list[InputStep]) -> dict[str, object]:
+def judge_after(runs: Runs, steps: list[InputStep], lead: float, play_from: float) -> dict[str, object]:
+    """``judge`` for a game whose play got under way at ``play_from``, after a countdown of ``lead`` s
+    measured at 60 Hz. A countdown on the clock lasts as long at 240 Hz: the window from play_from
+    holds play at both rates (a game tied to frames there fails). A countdown tied to frames ends four
+    times as soon at 240 Hz, where that window is long past play: the windows from the start input
+    show it. So both are judged, and a rate dependence either shows is the verdict."""
+    from_start, from_play = judge(runs, steps, lead), judge(runs, steps, lead, play_from)
+    for fit in (from_play, from_start):
+        if fit.get("window") and _consistent(fit) and not _in_range(fit):
+            return fit
+    for fit in (from_start, from_play):
+        if _consistent(fit) and not _in_range(fit):
+            return fit
+    return from_start
+
+
+def judge(runs: Runs, steps: list[InputStep], lead: float = 0.0, play_from: float = 0.0) -> dict[str, object]:
     """Decide from the first input-free window with motion (after the first input), and the whole run.
 
     Inputs at identical virtual times keep a rate-independent game identical in both runs, so
     the whole-run fit finds s ~ 1 for it. A frame-locked game diverges at its first input after
     motion began, so only the first input-free window with motion holds its s ~ 4; that window
-    wins when it shows a rate dependence.
+    wins when it shows a rate dependence. ``lead``: the 240 Hz run is ``T240 + lead`` long, and
+    ``play_from`` (play under way after a countdown) starts a window (see ``LEAD_KEY``).
     """
     full = fit_rate(runs)
     if full.get("static"):
         return full
-    cuts = sorted({0.0, *(st.t for st in steps if 0 < st.t < T240), T240})
+    span = T240 + lead
+    cuts = sorted({0.0, *(t for t in (*(st.t for st in steps), play_from) if 0 < t < span), span})
     first: dict[str, object] | None = None
     # A start screen can animate by the clock while the game, once started by the first input,
     # moves per frame: the first window with motion after the first input decides; a window
-    # before it that already shows a rate dependence is a defect too.
-    begin = cuts[1] if len(cuts) > 2 else 0.0
+    # before it that already shows a rate dependence is a defect too. ``play_from``: the first window
+    # from where play got under way decides (a countdown's digits are no play).
+    begin = play_from if 0 < play_from < span else (cuts[1] if len(cuts) > 2 else 0.0)
     for lo, hi in pairwise(cuts):
         changed = sum(1 for i, t in enumerate(runs.t240) if i > 1 and lo + 1e-6 < t < hi - 1e-6
                       and runs.ch240[i] > STILL)  # i > 1: the first paint after load is not motion
         if changed >= 3:
-            fit = fit_rate(runs, (lo, hi)) if (lo, hi) != (0.0, T240) else full
+            fit = fit_rate(runs, (lo, hi)) if (lo, hi) != (0.0, span) else full
             if _consistent(fit) and not _in_range(fit):
                 return fit
             first = fit
@@ -308,17 +332,18 @@ def _strips(ctx: ProbeContext, f60: list[Frame], f240: list[Frame], until: float
     return out
 
 
-def duration_60(steps: list[InputStep]) -> float:
+def duration_60(steps: list[InputStep], lead: float = 0.0) -> float:
     """The 60 Hz run must reach 4x as far as the 240 Hz run's part that can be compared.
 
     Without input that is the whole 240 Hz run; with input, the whole-run fit only needs s ~ 1
     (T240) and a frame-locked game is judged in its first input-free window with motion (the
-    window ends at the second input at the latest).
+    window ends at the second input at the latest). With a ``lead`` (a countdown before play),
+    the same from where play got under way.
     """
-    times = sorted(st.t for st in steps if 0 < st.t < T240)
+    times = sorted(st.t - lead for st in steps if lead < st.t < lead + T240)
     if len(times) < 2:
-        return T60
-    return min(T60, max(T240 + 0.5, 4 * times[1] + 0.3))
+        return lead + T60
+    return lead + min(T60, max(T240 + 0.5, 4 * times[1] + 0.3))
 
 
 async def _run(ctx: ProbeContext, fps: int, steps: list[InputStep], duration: float, every: float) -> \
@@ -396,8 +421,9 @@ async def refresh_rate_check(ctx: ProbeContext, steps: list[InputStep], adapt: A
 
 async def _pixel_check(ctx: ProbeContext, steps: list[InputStep]) -> CheckResult:
     started = time.monotonic()
+    lead, play_from = ctx.shared.get(LEAD_KEY, (0.0, 0.0))
     (f60, broken60), (f240, broken240) = await asyncio.gather(
-        _run(ctx, 60, steps, duration_60(steps), CAP60), _run(ctx, 240, steps, T240, CAP240))
+        _run(ctx, 60, steps, duration_60(steps, lead), CAP60), _run(ctx, 240, steps, T240 + lead, CAP240))
 
     def took() -> float:
         return time.monotonic() - started
@@ -411,10 +437,12 @@ async def _pixel_check(ctx: ProbeContext, steps: list[InputStep]) -> CheckResult
                            duration_s=took())
     runs = Runs(f60, f240)
     ctx.shared[RUNS_KEY] = runs
-    fit = judge(runs, steps)
-    until = float(fit.get("moving_until", T240))  # type: ignore[arg-type]
+    fit = judge_after(runs, steps, lead, play_from) if play_from > 0 else judge(runs, steps)
+    until = float(fit.get("moving_until", T240 + lead))  # type: ignore[arg-type]
     evidence = _strips(ctx, f60, f240, until)
     data = {k: v for k, v in fit.items() if k in ("s", "b", "n", "inliers", "mean_match", "moving_until", "window")}
+    if lead:
+        data["lead_s"] = round(lead, 3)  # the runs were played this much longer: play began after a countdown
     if not fit["ok"]:
         status = "skip" if fit.get("static") else "error"
         return CheckResult(id=CHECK_ID, status=status, detail=f"cannot judge: {fit['reason']}",

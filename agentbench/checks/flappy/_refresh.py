@@ -26,7 +26,7 @@ from .._model import CheckResult, Evidence
 from ..browser._page import REPLAY_LIMIT_S, PageBroken
 from ..browser._perception import OTHER_SPEED, spells
 from ..browser._play import Run, Step, close_all
-from ..browser._refresh import RUNS_KEY, InputStep, Rerun, Runs
+from ..browser._refresh import LEAD_KEY, RUNS_KEY, InputStep, Rerun, Runs
 from ..browser._registry import ProbeContext
 from ..browser._start import START_AT, Start, release_start, shared_start
 from ._over import HINT_S, over_since
@@ -56,14 +56,19 @@ async def _start(ctx: ProbeContext) -> Start | None:
 
 
 async def flappy_script(ctx: ProbeContext) -> tuple[list[InputStep], str] | None:
-    """The start found by the game probes, then a flap every 0.45 s."""
+    """The start found by the game probes, then a flap every 0.45 s (from play under way, after a countdown)."""
     start = await _start(ctx)
     if start is None:
         return None
+    if start.waited > 0:
+        ctx.shared[LEAD_KEY] = (start.waited, start.t0)  # the pixel runs cover the countdown, then as much play
     first = start.t0 + 0.5
     taps = [InputStep(first + 0.45 * k, "press:Space") for k in range(40)]
     pre = [InputStep(s.t, s.action) for s in start.steps]
-    return pre + taps, f"(started with {start.name})" if start.name else "(the game runs without a start input)"
+    if not start.name:
+        return pre + taps, "(the game runs without a start input)"
+    waited = f", play under way {start.waited:.1f} s later" if start.waited > 0 else ""
+    return pre + taps, f"(started with {start.name}{waited})"
 
 
 async def crash_time(ctx: ProbeContext, fps: int, start: Start, limit: float,

@@ -13,7 +13,7 @@ import pytest
 import pytest_asyncio
 from _game_runs import FIXTURES, GameRuns, explain
 
-from agentbench.checks.browser import BrowserHarness, ProbeContext
+from agentbench.checks.browser import BrowserHarness, ProbeContext, run_browser_checks_async
 from agentbench.checks.browser._refresh import refresh_rate_check
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -362,6 +362,35 @@ async def test_a_refresh_rate_run_cut_by_the_time_limit_is_played_again(runs: Ga
     assert result.status == REFRESH[name], explain(result)
     if result.status == "fail":
         assert "4.0x faster" in result.detail, explain(result)
+
+
+# countdown_start.html's loop, and two that tie play to drawn frames: after a countdown on the clock (3 s at
+# either rate, so nothing but its digits moved in the first 2 s the pixel runs covered: refresh-rate was
+# `skip` and the verdict `pass` for a game 4x as fast at 240 Hz), and with the countdown tied to frames too.
+_COUNTDOWN_LOOP = "const dt = Math.min(0.05, (t - last) / 1000); last = t; step(dt);"
+COUNTDOWNS = {"good": _COUNTDOWN_LOOP,
+              "frames after a timed countdown": ("const dt = Math.min(0.05, (t - last) / 1000); last = t; "
+                                                 "step(state === 'count' ? dt : 1 / 60);"),
+              "frames throughout": "last = t; step(1 / 60);"}
+
+
+@pytest.mark.parametrize("kind", list(COUNTDOWNS))
+async def test_refresh_rate_after_a_countdown_judges_the_play(runs: GameRuns, tmp_path: Path, kind: str) -> None:
+    """The pixel runs are played as much longer as the countdown lasted, and judged from where play got
+    under way (and from the start input, for a countdown tied to frames). Written to tmp_path: a fixture
+    added to fixtures/flappy/ would re-seed every other fixture there."""
+    page = (FIXTURES / "flappy" / "countdown_start.html").read_text()
+    assert _COUNTDOWN_LOOP in page
+    (tmp_path / "index.html").write_text(page.replace(_COUNTDOWN_LOOP, COUNTDOWNS[kind]))
+    results = {r.id: r for r in await run_browser_checks_async("flappy", tmp_path, tmp_path / "ev",
+                                                                harness=runs.harness)}
+    refresh = results["refresh-rate"]
+    assert refresh.status == ("pass" if kind == "good" else "fail"), explain(results)
+    if kind != "good":
+        assert "4.0x faster" in refresh.detail, explain(refresh)
+    if kind != "frames throughout":  # a countdown tied to frames: play was under way at once at 240 Hz
+        assert "play under way 2.9 s later" in refresh.detail, explain(refresh)
+        assert refresh.data["lead_s"] == pytest.approx(2.85, abs=0.1), explain(refresh)
 
 
 async def test_a_countdown_after_the_start_is_waited_out(runs: GameRuns) -> None:
