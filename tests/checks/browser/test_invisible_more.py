@@ -103,9 +103,16 @@ async def test_the_audio_context_has_the_native_shape(audio: tuple[int, dict[str
 
 async def test_the_audio_reads_are_the_same_in_every_run(harness: BrowserHarness,
                                                          audio: tuple[int, dict[str, Any]]) -> None:
+    """A frame that reads the same page time reads the same audio time in every run: the context's clock is
+    the page's, never the audio thread's progress. (The page's time itself moves with the real work of the
+    task that reads it, tell 1: on a busy machine a read may come 0.1 ms steps later, and the audio time
+    with it, one render quantum on where it sat at a quantum's edge; CI read 1.4977 and 1.5006 s.)"""
     fps, seen = audio
     again = await _read(harness, "audio_clock.html", fps, 100 / fps + 0.1, AUDIO_DONE)
-    assert [f[2] for f in again["frames"]] == [f[2] for f in seen["frames"]]
+    assert [f[0] for f in again["frames"]] == [f[0] for f in seen["frames"]]  # the same frames
+    alike = [(a, b) for a, b in zip(seen["frames"], again["frames"], strict=True) if a[1] == b[1]]
+    assert len(alike) >= len(seen["frames"]) // 2, (seen["frames"], again["frames"])
+    assert all(a[2] == b[2] for a, b in alike), (seen["frames"], again["frames"])
 
 
 # ---- tell 3: time moves as message tasks are worked ----------------------------------------------------------
