@@ -57,6 +57,14 @@ class Start:
     waited: float = 0.0             # virtual s from the start input to play under way (a countdown), else 0
     _claimed: bool = field(default=False, repr=False)
 
+    def said(self) -> str:
+        """How the game was started, as the details say it ("started with a click, play under way 2.9 s
+        later"); '' when no input started anything."""
+        if not self.name:
+            return ""
+        waited = f", play under way {self.waited:.1f} s later" if self.waited else ""
+        return f"started with {self.name}{waited}"
+
     def claim(self) -> Run | None:
         """The base run, still open, to the first caller (it continues and closes it); then None.
 

@@ -423,9 +423,7 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
             await low.close()
         if again is not None and status == "pass":  # the new game against the first: as fast as it (_again)
             again = judge_new_game(again, end_run, base, flap, t0, [t0 + dt for dt in TAPS], over.at, learnt)
-        waited = f", play under way {start.waited:.1f} s later" if start.waited else ""
-        began = f"(started with {start.name}{waited}) " if start.name else \
-            "(no input started anything; the page as it runs) "
+        began = f"({start.said()}) " if start.name else "(no input started anything; the page as it runs) "
         evidence = [e for e in (_strip(ctx, "flap-none.png", base, t0, t0 + 1.6, "no input after the start"),
                                 _strip(ctx, "flap-input.png", flap, t0, t0 + 1.6, f"{flap_name} at +{TAPS[0]} s"))
                     if e is not None]

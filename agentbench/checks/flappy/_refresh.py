@@ -65,10 +65,7 @@ async def flappy_script(ctx: ProbeContext) -> tuple[list[InputStep], str] | None
     first = start.t0 + 0.5
     taps = [InputStep(first + 0.45 * k, "press:Space") for k in range(40)]
     pre = [InputStep(s.t, s.action) for s in start.steps]
-    if not start.name:
-        return pre + taps, "(the game runs without a start input)"
-    waited = f", play under way {start.waited:.1f} s later" if start.waited > 0 else ""
-    return pre + taps, f"(started with {start.name}{waited})"
+    return pre + taps, f"({start.said()})" if start.name else "(the game runs without a start input)"
 
 
 async def crash_time(ctx: ProbeContext, fps: int, start: Start, limit: float,
