@@ -263,7 +263,8 @@ def judge_after(runs: Runs, steps: list[InputStep], lead: float, play_from: floa
     holds play at both rates (a game tied to frames there fails). A countdown tied to frames ends four
     times as soon at 240 Hz, where that window is long past play: the windows from the start input
     show it. So both are judged, and a rate dependence either shows is the verdict."""
-    from_start, from_play = judge(runs, steps, lead), judge(runs, steps, lead, play_from)
+    full = fit_rate(runs)  # the whole-run fit, the same for both
+    from_start, from_play = judge(runs, steps, lead, full=full), judge(runs, steps, lead, play_from, full=full)
     for fit in (from_play, from_start):
         if fit.get("window") and _consistent(fit) and not _in_range(fit):
             return fit
@@ -273,16 +274,18 @@ def judge_after(runs: Runs, steps: list[InputStep], lead: float, play_from: floa
     return from_start
 
 
-def judge(runs: Runs, steps: list[InputStep], lead: float = 0.0, play_from: float = 0.0) -> dict[str, object]:
+def judge(runs: Runs, steps: list[InputStep], lead: float = 0.0, play_from: float = 0.0,
+          full: dict[str, object] | None = None) -> dict[str, object]:
     """Decide from the first input-free window with motion (after the first input), and the whole run.
 
     Inputs at identical virtual times keep a rate-independent game identical in both runs, so
     the whole-run fit finds s ~ 1 for it. A frame-locked game diverges at its first input after
     motion began, so only the first input-free window with motion holds its s ~ 4; that window
     wins when it shows a rate dependence. ``lead``: the 240 Hz run is ``T240 + lead`` long, and
-    ``play_from`` (play under way after a countdown) starts a window (see ``LEAD_KEY``).
+    ``play_from`` (play under way after a countdown) starts a window (see ``LEAD_KEY``); ``full``: the
+    whole-run fit, when already made.
     """
-    full = fit_rate(runs)
+    full = fit_rate(runs) if full is None else full
     if full.get("static"):
         return full
     span = T240 + lead
