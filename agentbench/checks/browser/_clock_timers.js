@@ -9,9 +9,41 @@
     if (repeat && delay < 1) delay = 1;
     const id = S.nextTimer++;
     const t = { id, due: nowGet() + delay, fn: toFunction(cb), args, delay, repeat, nest, dead: false };
-    push(S.timers, t);
+    heapPush(S.timers, t);
     S.timerById[id] = t;
     return id;
+  }
+  // S.timers is a binary heap ordered by (due, id): the timer due first is at its top, so a page
+  // with hundreds of intervals (one per ball) does not scan them all for each timer it runs.
+  // Cleared and fired timers are marked dead and dropped when they reach the top (or compacted).
+  const before = (a, b) => a.due < b.due || (a.due === b.due && a.id < b.id);
+  function heapPush(h, t) {
+    let i = h.length;
+    push(h, t);
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (!before(h[i], h[up])) break;
+      const x = h[i]; h[i] = h[up]; h[up] = x;
+      i = up;
+    }
+  }
+  function heapPop(h) {
+    const top = h[0], last = h[h.length - 1];
+    h.length = h.length - 1;
+    if (h.length) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < h.length && before(h[l], h[m])) m = l;
+        if (r < h.length && before(h[r], h[m])) m = r;
+        if (m === i) break;
+        const x = h[i]; h[i] = h[m]; h[m] = x;
+        i = m;
+      }
+    }
+    return top;
   }
   function clearTimer(id) {
     const t = S.timerById[apply(N.Number, undefined, [id])];
@@ -19,7 +51,7 @@
   }
   function compactTimers() {
     const live = [];
-    for (let i = 0; i < S.timers.length; i++) if (!S.timers[i].dead) push(live, S.timers[i]);
+    for (let i = 0; i < S.timers.length; i++) if (!S.timers[i].dead) heapPush(live, S.timers[i]);
     S.timers = live;
   }
   const rest = (list, from) => {
@@ -38,14 +70,9 @@
 
   // This document's timer due first at or before `limit` (null when none).
   function pickTimer(limit) {
-    let next = null;
-    for (let i = 0; i < S.timers.length; i++) {
-      const t = S.timers[i];
-      if (!t.dead && t.due <= limit && (next === null || t.due < next.due || (t.due === next.due && t.id < next.id))) {
-        next = t;
-      }
-    }
-    return next;
+    const h = S.timers;
+    while (h.length && h[0].dead) heapPop(h);
+    return h.length && h[0].due <= limit ? h[0] : null;
   }
   // The call of a timer due now: [fn, this, args, after] (after: run once the callback returned).
   function timerCall(next) {
@@ -54,7 +81,9 @@
       let delay = next.delay;
       next.nest++;
       if (next.nest > 5 && delay < 4) delay = 4;
+      heapPop(S.timers);  // next is the heap's top (pickTimer): it goes back in at its new due time
       next.due = mathMax(next.due + delay, nowGet() + 0.001);
+      heapPush(S.timers, next);
     } else {
       next.dead = true;
       delete S.timerById[next.id];
