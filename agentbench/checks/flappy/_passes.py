@@ -23,10 +23,12 @@ import statistics
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from .._model import CheckResult
 from ..browser._page import PageBroken
 from ..browser._play import CAP, Run, differs
 from ..browser._registry import ProbeContext
 from ..browser._start import Start
+from ._over import restart, watch_over
 from ._score import NUMBER, readings
 from ._score_counts import Pass, Place, Played, judge, places
 from ._top import STABLE_SHARE, TOP, Bird, Learnt, _bird_box, _depths, _marks, _scene, _Side
@@ -218,9 +220,17 @@ def _row_at(rows: list[tuple[float, float]], t: float) -> float:
 SETTLED = 0.5  # s after the start before changes are read (a start screen's hint goes)
 
 
-async def score_run(ctx: ProbeContext, start: Start, action: str, learnt: Learnt | None,
-                    ) -> tuple[Played, Run | None]:
-    """A fresh run of the start, the bird flown through the gaps (``_passes``), and what it showed."""
+AGAIN_WATCH = 6.0  # s the run is watched for its game's end once the bird is no longer flown
+
+
+async def score_run(ctx: ProbeContext, start: Start, action: str, learnt: Learnt | None, *,
+                    restart_after: bool = False) -> tuple[Played, Run | None]:
+    """A fresh run of the start, the bird flown through the gaps (``_passes``), and what it showed.
+
+    ``restart_after``: where a readable score counted the pipes, the bird is then left to fall, and
+    restart is tried where that game ends (``Played.again``): a new game must not begin at the old
+    score. (The no-input game usually ends at its start score, where a kept score cannot show.)
+    """
     if learnt is None or learnt.bird is None:
         return Played(why="the bird could not be told from the scene"), None
     run = await start.replay(ctx, [], start.t0)
@@ -246,11 +256,21 @@ async def score_run(ctx: ProbeContext, start: Start, action: str, learnt: Learnt
             # screen as pictures is read only where it may be the score.
             if judge(out.texts, out.passes, out.seen_until, out.lo).how != "counts":
                 out.places = places({i: f.image for i, f in run.frames.items()}, run.every, out.lo, out.seen_until)
+            elif restart_after and not run.broken:
+                out.again = await _again_after_scoring(run, start, action)
     except PageBroken as exc:
         out.why = f"the page broke ({exc})"
     finally:
         await run.close()
     return out, run
+
+
+async def _again_after_scoring(run: Run, start: Start, action: str) -> CheckResult | None:
+    """No more input: the bird falls and the game ends; restart is tried there (None: it did not end)."""
+    over = await watch_over(run, run.now, AGAIN_WATCH)
+    if over.at is None or run.broken:
+        return None
+    return await restart(run, (start.name, start.steps[-1].action) if start.name else None, action)
 
 
 def _text_places(drawn: list[tuple[str, float, float, int]], lines: list[tuple[float, str]], lo: float,

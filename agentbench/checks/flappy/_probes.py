@@ -167,6 +167,21 @@ def _response(base: Run, flap: Run, first: int, moving_only: bool) -> list[float
     return rows
 
 
+def _score_back_after_scoring(again: CheckResult, played: Played) -> CheckResult:
+    """``again`` (restart, passed where the first game ended at its start score), with what a restart
+    after the score's run showed of the score: failed where that new game kept the old score."""
+    later = played.again
+    if later is None or not isinstance(later.data.get("score_back"), dict):
+        return again
+    back = {**later.data["score_back"], "after": "the score's run"}
+    if later.status == "fail":
+        return again.model_copy(update={
+            "status": "fail", "data": {**again.data, "score_back": back, "restart_after_scoring": later.data},
+            "detail": f"{later.detail} (a restart after a game that scored {back['ended']}; the no-input "
+                      f"game's restart: {again.detail})"})
+    return again.model_copy(update={"data": {**again.data, "score_back": back}})
+
+
 def rejoins(flap: Run, base: Run, after: float, until: float) -> float | None:
     """The virtual time from which ``flap`` is identical to ``base`` again (for >= 0.5 s), if it is."""
     marks = diverged(flap, base, after, until)
@@ -461,8 +476,13 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
             if learnt is None and (first := _first_lift(base, flap, t0)) is not None:
                 ends = [t for t in (over.at, over.still_at) if t is not None]
                 learnt = learn(base, flap, first, t0, (min(ends) if ends else min(base.now, flap.now)) - 0.1)
-            played, score_play = await score_run(ctx, start, dict(FLAP_INPUTS)[flap_name], learnt)
+            # A restart whose first game ended at its start score could not show a kept score: the
+            # score's run, once it scored, is left to end and restarted too (``_again_after_scoring``).
+            unread = again.status == "pass" and not isinstance(again.data.get("score_back"), dict)
+            played, score_play = await score_run(ctx, start, dict(FLAP_INPUTS)[flap_name], learnt,
+                                                 restart_after=unread)
             runs += [score_play] if score_play is not None else []
+            again = _score_back_after_scoring(again, played)
         score = score_check(texts, played)
         score.duration_s = time.monotonic() - started
         return [flap_result, over_result, again, score], runs, t0

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .._model import CheckResult
 from ..browser._imaging import Image, blobs
 from ._screen import Coder, code_of, mask_bytes
 
@@ -67,6 +68,7 @@ class Played:
     places: list[Place] = field(default_factory=list)  # what changed for good, by place
     texts: list[Place] = field(default_factory=list)   # readable scores, by label
     why: str = ""             # why no pipe was passed
+    again: CheckResult | None = None  # restart, tried where this run's game (which scored) ended (``score_run``)
 
 
 

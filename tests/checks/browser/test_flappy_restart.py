@@ -9,11 +9,13 @@ compared with the first ("starts a new game that runs 1.2+ s with flapping").
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import pytest_asyncio
 from _game_runs import GameRuns, explain
 
-from agentbench.checks.browser import BrowserHarness
+from agentbench.checks.browser import BrowserHarness, run_browser_checks_async
 from agentbench.checks.flappy._again import SPEED_OFF, time_scale
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -43,6 +45,36 @@ async def test_a_restart_that_keeps_the_old_score_fails_saying_what_was_shown(ru
     assert restart.status == "fail", explain(restart)
     assert "keeps the old score" in restart.detail and "ended at 1 and started at 0" in restart.detail, explain(restart)
     assert restart.data["score_back"]["new_game"][0] == 1, explain(restart)
+
+
+KEPT = Path(__file__).parent / "fixtures" / "flappy" / "restart_keeps_score" / "index.html"
+# No pipe at the bird when a game starts: the first comes 2 s later, so a game without input ends at 0.
+_FIRST_PIPE = "pipes = [{ x: 60, top: 200, passed: false }];"
+
+
+@pytest.mark.parametrize("keeps", [True, False], ids=["keeps-score", "resets-score"])
+async def test_a_kept_score_is_seen_where_the_no_input_game_ends_at_zero(runs: GameRuns, tmp_path: Path,
+                                                                         keeps: bool) -> None:
+    """The no-input game ends at 0, where a kept score cannot show: the score's run, once it scored, is
+    left to end and restarted, and the new game must begin at 0. Written to tmp_path (a page of its own)."""
+    page = KEPT.read_text()
+    assert page.count(_FIRST_PIPE) == 2 and "frames = 0;\n  state = 'playing';" in page
+    page = page.replace(_FIRST_PIPE, "pipes = [];")
+    if not keeps:
+        page = page.replace("frames = 0;\n  state = 'playing';", "frames = 0; score = 0;\n  state = 'playing';")
+    (tmp_path / "index.html").write_text(page)
+    results = {r.id: r for r in await run_browser_checks_async("flappy", tmp_path, tmp_path / "ev",
+                                                                harness=runs.harness)}
+    restart = results["restart"]
+    assert results["score"].status == "pass", explain(results)
+    back = restart.data["score_back"]
+    assert back["after"] == "the score's run" and back["started"] == 0 and back["ended"] >= 1, explain(restart)
+    if keeps:
+        assert restart.status == "fail", explain(restart)
+        assert "keeps the old score" in restart.detail and f"a restart after a game that scored {back['ended']}" \
+            in restart.detail, explain(restart)
+    else:
+        assert restart.status == "pass" and 0 in back["new_game"], explain(restart)
 
 
 @pytest.mark.parametrize("name", GOOD)
