@@ -118,8 +118,11 @@ async def test_the_worker_runs_on_the_page_clock(under_test: tuple[dict[str, Any
     clock, page = seen["worker"]["clock"], seen["clock"]
     assert clock["t0"] == 0, clock
     assert -1 <= page["madeAt"][1] - clock["d0"] <= FRAME_MS, (clock, page)
-    assert 0 <= page["askedAt"][0] - page["madeAt"][0] - clock["now"] <= FRAME_MS + 1, (clock, page)
-    assert 0 <= page["askedAt"][1] - clock["date"] <= FRAME_MS + 1, (clock, page)
+    # The page's clock moves on with the work its frame callback did before it asked (issue 28, tell 1).
+    work = page["askedAt"][0] - page["askedAt"][2]
+    assert 0 <= work < FRAME_MS, page
+    assert 0 <= page["askedAt"][0] - page["madeAt"][0] - clock["now"] <= FRAME_MS + 1 + work, (clock, page)
+    assert 0 <= page["askedAt"][1] - clock["date"] <= FRAME_MS + 1 + work, (clock, page)
     assert clock["ticks"] == int(clock["now"] // 100) and clock["ticks"] >= 19, clock
 
 

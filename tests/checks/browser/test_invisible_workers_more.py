@@ -60,13 +60,19 @@ async def test_the_worker_reads_the_pages_time(seen: dict[str, Any], kind: str) 
     """Asked after 3 s of the page's time, its Date is the page's (at most a frame behind, as a dedicated
     worker's) and its performance.now has run with the page's since the worker was made (0 then)."""
     frame_ms = 1000 / seen["fps"]
-    answer, (_k, _n, ask_now, ask_date) = _last(seen, kind)
-    assert 0 <= ask_date - answer["date"] <= frame_ms + 1, (answer, ask_date)
+    answer, (_k, _n, ask_now, ask_date, frame_time) = _last(seen, kind)
+    # The page asks in a frame callback, after asking the other workers: its clock has moved on with
+    # that work (issue 28, tell 1; a fresh-clone make test beside a busy neighbour read 18 ms at 60 Hz
+    # for the last one asked), the worker's has not. The work is what the page's own clock shows past
+    # its frame's time.
+    work = ask_now - frame_time
+    assert 0 <= work < frame_ms, (ask_now, frame_time)
+    assert 0 <= ask_date - answer["date"] <= frame_ms + 1 + work, (answer, ask_date, work)
     assert answer["t0"] == 0, answer
     maker = "shared-file" if kind == "iframe-shared-file" else kind  # the page made that one
     made_now, made_date = seen["made"][maker]
     assert -1 <= made_date - answer["d0"] <= frame_ms + 1, (answer, seen["made"][maker])
-    assert 0 <= (ask_now - made_now) - answer["now"] <= frame_ms + 1, (answer, ask_now, seen["made"][maker])
+    assert 0 <= (ask_now - made_now) - answer["now"] <= frame_ms + 1 + work, (answer, ask_now, seen["made"][maker])
 
 
 @pytest.mark.parametrize("kind", KINDS)
