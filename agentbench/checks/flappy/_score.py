@@ -28,7 +28,7 @@ NUMBER = re.compile(r"[0-9]+")
 LABEL_BEFORE = (24, 3)  # at most this many characters and words before the number
 LABEL_AFTER = (12, 2)   # ... after it
 _NOT_SCORE = re.compile(r"best|high|record|r\u00e9cord|rekord|\u0440\u0435\u043a\u043e\u0440\u0434|mejor|meilleur|max|"
-                        r"\u6700|top|fps|level|lives|life|time|sec|ms|\bx\b|speed|gen|%", re.IGNORECASE)
+                        r"\u6700|top|fps|level|lives|life|time|sec|ms|\bx\b|speed|gen|last|prev|%", re.IGNORECASE)
 
 
 _PARTS = re.compile(r"\s*(?:\||\u2022|\u00b7|/|;|,|\t|\s{3,})\s*")

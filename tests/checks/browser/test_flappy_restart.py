@@ -52,16 +52,29 @@ KEPT = Path(__file__).parent / "fixtures" / "flappy" / "restart_keeps_score" / "
 _FIRST_PIPE = "pipes = [{ x: 60, top: 200, passed: false }];"
 
 
-@pytest.mark.parametrize("keeps", [True, False], ids=["keeps-score", "resets-score"])
+_STARTS = "frames = 0;\n  state = 'playing';"
+_DRAWS = "ctx.fillText(String(score), 200, 60);"
+_ENDS = "state = 'over';"
+
+
+@pytest.mark.parametrize("kind", ["keeps-score", "resets-score", "resets-and-shows-the-last"])
 async def test_a_kept_score_is_seen_where_the_no_input_game_ends_at_zero(runs: GameRuns, tmp_path: Path,
-                                                                         keeps: bool) -> None:
+                                                                         kind: str) -> None:
     """The no-input game ends at 0, where a kept score cannot show: the score's run, once it scored, is
-    left to end and restarted, and the new game must begin at 0. Written to tmp_path (a page of its own)."""
+    left to end and restarted, and the new game must begin at 0. A game that also shows the last game's
+    score ("Last: 3", from its end on) is right. Written to tmp_path (a page of its own)."""
     page = KEPT.read_text()
-    assert page.count(_FIRST_PIPE) == 2 and "frames = 0;\n  state = 'playing';" in page
+    assert page.count(_FIRST_PIPE) == 2 and _STARTS in page and _DRAWS in page
     page = page.replace(_FIRST_PIPE, "pipes = [];")
-    if not keeps:
-        page = page.replace("frames = 0;\n  state = 'playing';", "frames = 0; score = 0;\n  state = 'playing';")
+    keeps = kind == "keeps-score"
+    if kind == "resets-score":
+        page = page.replace(_STARTS, "frames = 0; score = 0;\n  state = 'playing';")
+    if kind == "resets-and-shows-the-last":
+        assert page.count(_ENDS) == 2
+        page = page.replace(_STARTS, "frames = 0; score = 0;\n  state = 'playing';")
+        page = page.replace(_ENDS, "{ state = 'over'; last = score; }")
+        page = page.replace(_DRAWS, _DRAWS + " ctx.font = '20px Arial'; ctx.fillText('Last: ' + last, 200, 580);")
+        page = page.replace("let bird,", "let last = 0, bird,")
     (tmp_path / "index.html").write_text(page)
     results = {r.id: r for r in await run_browser_checks_async("flappy", tmp_path, tmp_path / "ev",
                                                                 harness=runs.harness)}
