@@ -483,6 +483,12 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
                                                  restart_after=unread)
             runs += [score_play] if score_play is not None else []
             again = _score_back_after_scoring(again, played)
+            later = again.data.get("restart_after_scoring")
+            if again.status == "fail" and isinstance(later, dict) and score_play is not None:
+                # What the person saw: the scored game's end, the restart input and the new game.
+                ev = _strip(ctx, "restart-score.png", score_play, float(later["at_s"]) - 1.0,
+                            float(later["until_s"]), "the score's run: its end, then restart inputs")
+                again.evidence = [*again.evidence, *([ev] if ev else [])]
         score = score_check(texts, played)
         score.duration_s = time.monotonic() - started
         return [flap_result, over_result, again, score], runs, t0

@@ -86,6 +86,8 @@ async def test_a_kept_score_is_seen_where_the_no_input_game_ends_at_zero(runs: G
         assert restart.status == "fail", explain(restart)
         assert "keeps the old score" in restart.detail and f"a restart after a game that scored {back['ended']}" \
             in restart.detail, explain(restart)
+        shown = [e for e in restart.evidence if e.path and e.path.endswith("restart-score.png")]
+        assert len(shown) == 1 and (tmp_path / shown[0].path).is_file(), restart.evidence
     else:
         assert restart.status == "pass" and 0 in back["new_game"], explain(restart)
 
