@@ -266,11 +266,15 @@ async def score_run(ctx: ProbeContext, start: Start, action: str, learnt: Learnt
 
 
 async def _again_after_scoring(run: Run, start: Start, action: str) -> CheckResult | None:
-    """No more input: the bird falls and the game ends; restart is tried there (None: it did not end)."""
-    over = await watch_over(run, run.now, AGAIN_WATCH)
-    if over.at is None or run.broken:
+    """No more input: the bird falls and the game ends; restart is tried there (None: it did not end, or
+    the page broke meanwhile: the score's own answer, read before, stands)."""
+    try:
+        over = await watch_over(run, run.now, AGAIN_WATCH)
+        if over.at is None or run.broken:
+            return None
+        return await restart(run, (start.name, start.steps[-1].action) if start.name else None, action)
+    except PageBroken:
         return None
-    return await restart(run, (start.name, start.steps[-1].action) if start.name else None, action)
 
 
 def _text_places(drawn: list[tuple[str, float, float, int]], lines: list[tuple[float, str]], lo: float,
