@@ -65,6 +65,11 @@ class Start:
         waited = f", play under way {self.waited:.1f} s later" if self.waited else ""
         return f"started with {self.name}{waited}"
 
+    def by(self) -> tuple[str, str] | None:
+        """(its name, its action) of the input that started the game, to try again at a game over; None
+        when no input started anything."""
+        return (self.name, self.steps[-1].action) if self.name else None
+
     def claim(self) -> Run | None:
         """The base run, still open, to the first caller (it continues and closes it); then None.
 

@@ -272,7 +272,7 @@ async def _again_after_scoring(run: Run, start: Start, action: str) -> CheckResu
         over = await watch_over(run, run.now, AGAIN_WATCH)
         if over.at is None or run.broken:
             return None
-        return await restart(run, (start.name, start.steps[-1].action) if start.name else None, action)
+        return await restart(run, start.by(), action)
     except PageBroken:
         return None
 

@@ -167,19 +167,24 @@ def _response(base: Run, flap: Run, first: int, moving_only: bool) -> list[float
     return rows
 
 
-def _score_back_after_scoring(again: CheckResult, played: Played) -> CheckResult:
+def _score_back_after_scoring(ctx: ProbeContext, again: CheckResult, played: Played,
+                              score_play: Run | None) -> CheckResult:
     """``again`` (restart, passed where the first game ended at its start score), with what a restart
-    after the score's run showed of the score: failed where that new game kept the old score."""
+    after the score's run (``score_play``) showed of the score: failed where that new game kept the old
+    score, with what the person saw there (the scored game's end, the restart input, the new game)."""
     later = played.again
     if later is None or not isinstance(later.data.get("score_back"), dict):
         return again
     back = {**later.data["score_back"], "after": "the score's run"}
-    if later.status == "fail":
-        return again.model_copy(update={
-            "status": "fail", "data": {**again.data, "score_back": back, "restart_after_scoring": later.data},
-            "detail": f"{later.detail} (a restart after a game that scored {back['ended']}; the no-input "
-                      f"game's restart: {again.detail})"})
-    return again.model_copy(update={"data": {**again.data, "score_back": back}})
+    if later.status != "fail" or score_play is None:
+        return again.model_copy(update={"data": {**again.data, "score_back": back}})
+    ev = _strip(ctx, "restart-score.png", score_play, float(later.data["at_s"]) - 1.0,
+                float(later.data["until_s"]), "the score's run: its end, then restart inputs")
+    return again.model_copy(update={
+        "status": "fail", "data": {**again.data, "score_back": back, "restart_after_scoring": later.data},
+        "detail": f"{later.detail} (a restart after a game that scored {back['ended']}; the no-input "
+                  f"game's restart: {again.detail})",
+        "evidence": [*again.evidence, *([ev] if ev else [])]})
 
 
 def rejoins(flap: Run, base: Run, after: float, until: float) -> float | None:
@@ -296,7 +301,7 @@ async def _play_base(ctx: ProbeContext, start: Start, base: Run) -> tuple[Over, 
         return over, None, alive
     # Play that stopped with nothing shown is an end too: a person tries to play again there.
     end = base.now
-    again = await restart(base, (start.name, start.steps[-1].action) if start.name else None, "press:Space")
+    again = await restart(base, start.by(), "press:Space")
     if over.at is None:
         again.detail = f"play stopped at {over.still_at - t0:.1f} s with no game-over screen; " + again.detail
     ev = _strip(ctx, "restart.png", base, end, base.now, "after play ended, restart inputs")
@@ -312,7 +317,7 @@ async def _play_ready(ctx: ProbeContext, start: Start, flap: Run, flap_name: str
         return over, None
     end = flap.now
     action = dict((n, a) for n, a in FLAP_INPUTS)[flap_name]
-    again = await restart(flap, (start.name, start.steps[-1].action) if start.name else None, action)
+    again = await restart(flap, start.by(), action)
     ev = _strip(ctx, "restart.png", flap, end, flap.now, "after game over, restart inputs")
     again.evidence = [ev] if ev else []
     return over, again
@@ -482,13 +487,7 @@ async def _probes(ctx: ProbeContext, start: Start, started: float) -> tuple[list
             played, score_play = await score_run(ctx, start, dict(FLAP_INPUTS)[flap_name], learnt,
                                                  restart_after=unread)
             runs += [score_play] if score_play is not None else []
-            again = _score_back_after_scoring(again, played)
-            later = again.data.get("restart_after_scoring")
-            if again.status == "fail" and isinstance(later, dict) and score_play is not None:
-                # What the person saw: the scored game's end, the restart input and the new game.
-                ev = _strip(ctx, "restart-score.png", score_play, float(later["at_s"]) - 1.0,
-                            float(later["until_s"]), "the score's run: its end, then restart inputs")
-                again.evidence = [*again.evidence, *([ev] if ev else [])]
+            again = _score_back_after_scoring(ctx, again, played, score_play)
         score = score_check(texts, played)
         score.duration_s = time.monotonic() - started
         return [flap_result, over_result, again, score], runs, t0
